@@ -1,0 +1,72 @@
+"""Stacking single trials into a padded :class:`TrialBatch` (the per-trial compatibility path)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from neurogym._builder import TrialBatch
+
+if TYPE_CHECKING:
+    from neurogym._env import TrialEnv
+
+__all__ = ["stack_trials"]
+
+
+def _pad(arrays: list[np.ndarray | None], steps: int, fill: Any, dtype: Any) -> np.ndarray | None:
+    present = [a for a in arrays if a is not None]
+    if not present:
+        return None
+    cell = present[0].shape[1:]
+    out = np.full((len(arrays), steps, *cell), fill, dtype=dtype)
+    for i, arr in enumerate(arrays):
+        if arr is not None:
+            out[i, : arr.shape[0]] = arr
+    return out
+
+
+def _stack_values(values: list[Any]) -> np.ndarray:
+    try:
+        return np.asarray(values)
+    except ValueError:  # ragged values: keep them as objects
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out
+
+
+def _column(rows: list[tuple[TrialBatch, dict[str, Any]]], name: str, what: str) -> np.ndarray:
+    """One period's start/end (steps) or start_t/end_t (ms) across trials (0 if absent)."""
+    values = []
+    for batch, _ in rows:
+        if name not in batch.periods:
+            values.append(0.0)
+        elif what in ("start", "end"):
+            values.append(float(batch.periods[name][0 if what == "start" else 1][0]))
+        else:
+            values.append(float(getattr(batch, what)[name][0]))
+    return np.array(values)
+
+
+def stack_trials(rows: list[tuple[TrialBatch, dict[str, Any]]], env: TrialEnv) -> TrialBatch:
+    """Pads single-trial batches (and their trial dicts) into one :class:`TrialBatch`."""
+    lengths = np.array([int(batch.lengths[0]) for batch, _ in rows], dtype=np.intp)
+    steps = int(lengths.max()) if len(rows) else 0
+    fill = 0 if env._default_ob_value is None else env._default_ob_value
+    obs = [None if b.ob is None else b.ob[0, : b.lengths[0]] for b, _ in rows]
+    gts = [None if b.gt is None else b.gt[0, : b.lengths[0]] for b, _ in rows]
+    ob = _pad(obs, steps, fill, env.observation_space.dtype)
+    gt = _pad(gts, steps, 0, env.action_space.dtype)
+    mask = np.zeros((len(rows), steps), dtype=bool)
+    for i, (batch, _) in enumerate(rows):
+        mask[i, : batch.mask.shape[1]] = batch.mask[0, :steps]
+    names = list(dict.fromkeys(name for batch, _ in rows for name in batch.periods))
+    periods, start_t, end_t = {}, {}, {}
+    for name in names:
+        periods[name] = (_column(rows, name, "start").astype(np.intp),
+                         _column(rows, name, "end").astype(np.intp))
+        start_t[name] = _column(rows, name, "start_t")
+        end_t[name] = _column(rows, name, "end_t")
+    keys = list(dict.fromkeys(k for _, trial in rows for k in (trial or {})))
+    trial = {k: _stack_values([(t or {}).get(k) for _, t in rows]) for k in keys}
+    return TrialBatch(ob, gt, lengths, mask, periods, start_t, end_t, trial, float(env.dt))

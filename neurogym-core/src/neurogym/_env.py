@@ -1,0 +1,382 @@
+"""TrialEnv: the task-authoring contract (see ``docs/architecture.md`` §4-§6)."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Callable
+from typing import Any, ClassVar, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+
+from neurogym._authoring import AuthoringMixin
+from neurogym._builder import BatchBuilder, TrialBatch
+from neurogym.rules import FIXATE, RESPOND, StandardDecision
+from neurogym.timing import TimingDict
+
+__all__ = ["OBNOW", "EmptyPeriodWarning", "TrialEnv"]
+
+OBNOW = "ob_unknown_yet"
+"""Sentinel returned by ``TrialEnv.ob_now``; ``step`` replaces it by the next observation."""
+
+
+class EmptyPeriodWarning(UserWarning):
+    """A period with a positive timing spec lasts less than one step at this ``dt``."""
+
+
+class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
+    """Base class of trial-based tasks.
+
+    Subclasses set, in ``__init__``: ``observation_space`` and ``action_space`` (ideally
+    :mod:`neurogym.spaces` with named dims), ``timing`` (period name to spec), ``rewards``,
+    and write **one** of
+
+    * ``_new_trials(self, b, **kwargs) -> dict``: batch-native generation with a
+      :class:`~neurogym._builder.BatchBuilder` (fast, serves single envs and batches), or
+    * ``_new_trial(self, **kwargs) -> dict``: upstream-style per-trial generation,
+
+    and either declare ``rule = StandardDecision(...)`` or write ``_step(action)``.
+
+    Args:
+        dt: Step size in ms.
+        r_tmax: Reward added when a trial times out.
+
+    Attributes:
+        rng: The env's ``numpy.random.Generator`` (gymnasium's ``np_random``); every draw of
+            the task uses it and ``reset(seed=s)`` re-seeds it.
+        max_episode_steps: Truncate the episode after this many steps (None: never).
+        trials_per_episode: Terminate the episode after this many trials (None: never).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]
+        "render_modes": [],
+        "paper_link": None,
+        "paper_name": None,
+        "tags": [],
+    }
+    rule: ClassVar[StandardDecision | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "render_modes" not in cls.metadata:
+            cls.metadata = {"render_modes": [], **cls.metadata}
+
+    def __init__(self, dt: float = 100, r_tmax: float = 0) -> None:
+        super().__init__()
+        if not isinstance(dt, (int, float)) or isinstance(dt, bool) or dt <= 0:
+            raise ValueError(f"dt must be a positive number of ms, got {dt!r}")
+        self.dt = dt
+        self.r_tmax = r_tmax
+        self.t: float = 0
+        self.t_ind = 0
+        self.tmax: float = 10000
+        self._tmax: float = 0.0
+        self.num_tr = 0
+        self.performance: float = 0
+        self.rewards: dict[str, float] = {}
+        self._timing = TimingDict()
+        self.abort = False
+        self.trial: dict[str, Any] | None = None
+        self.start_t: dict[str, float] = {}
+        self.end_t: dict[str, float] = {}
+        self.start_ind: dict[str, int] = {}
+        self.end_ind: dict[str, int] = {}
+        self._duration: dict[str, float] = {}
+        self._default_ob_value: float | None = None
+        self._builder: BatchBuilder | None = None
+        self._ob_row: np.ndarray | None = None
+        self._gt_row: np.ndarray | None = None
+        self._gt_list: list[Any] = []
+        self._codes: list[int] = []
+        self._has_gt = False
+        self._warned_periods: set[str] = set()
+        self._trial_source: Callable[[], Any] | None = None
+        self.max_episode_steps: int | None = None
+        self.trials_per_episode: int | None = None
+        self._episode_steps = 0
+        self._trials_done = 0
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def timing(self) -> TimingDict:
+        """Period name to timing spec; validated when set (see :mod:`neurogym.timing`)."""
+        return self._timing
+
+    @timing.setter
+    def timing(self, value: Any) -> None:
+        self._timing = value if isinstance(value, TimingDict) else TimingDict(value)
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The env's generator (gymnasium's ``np_random``), re-seeded by ``reset(seed=...)``."""
+        return self.np_random
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self.np_random = value
+
+    @property
+    def ob(self) -> np.ndarray:
+        """The current trial's observations, ``(T, *obs_shape)`` (allocated on first use)."""
+        if self._ob_row is None:
+            self._ob_row = self._current_builder().ob[0]
+        return self._ob_row
+
+    @property
+    def gt(self) -> np.ndarray:
+        """The current trial's ground truth, ``(T, *act_shape)`` (allocated on first use)."""
+        if self._gt_row is None:
+            self._gt_row = self._current_builder().gt[0]
+        return self._gt_row
+
+    @property
+    def ob_now(self) -> str:
+        """Sentinel for ``_step`` to return: ``step`` replaces it by the next observation."""
+        return OBNOW
+
+    @property
+    def gt_now(self) -> Any:
+        """The ground truth at the current step."""
+        if self._gt_row is None:
+            raise AttributeError(f"{type(self).__name__} sets no ground truth in this trial")
+        return self._gt_row[self.t_ind]
+
+    @property
+    def batch_native(self) -> bool:
+        """Whether the task generates trials with ``_new_trials`` (batch-native)."""
+        return type(self)._new_trials is not TrialEnv._new_trials
+
+    # ------------------------------------------------------------------ trial generation
+    def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
+        """Builds ``b.n`` trials at once (override in batch-native tasks)."""
+        raise NotImplementedError
+
+    def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
+        """Builds the next trial (override in upstream-style tasks)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement _new_trials(b, **kwargs) or "
+            "_new_trial(**kwargs)"
+        )
+
+    def new_trial(self, **kwargs: Any) -> dict[str, Any]:
+        """Generates the next trial and makes it current.
+
+        Args:
+            **kwargs: Forced trial parameters, e.g. ``ground_truth=1``.
+
+        Returns:
+            The trial dict.
+        """
+        self._builder = builder = BatchBuilder(self, 1, kwargs)
+        for attr in (self.start_t, self.end_t, self.start_ind, self.end_ind, self._duration):
+            attr.clear()
+        self._ob_row = self._gt_row = None
+        self._tmax = 0.0
+        if self.batch_native:
+            recorded = builder.record(self._new_trials(builder, **kwargs))
+            trial = {key: value[0] for key, value in recorded.items()}
+            self._sync_periods()
+        else:
+            trial = self._new_trial(**kwargs)
+        self.trial = trial
+        self._load_current()
+        self.num_tr += 1
+        return trial
+
+    def _load_current(self) -> None:
+        builder = self._current_builder()
+        self._refresh_rows()
+        self._has_gt = builder._gt is not None
+        self._gt_list = [] if self._gt_row is None else self._gt_row.tolist()
+        rule = type(self).rule
+        if rule is not None:
+            steps = int(round(self.tmax / self.dt))
+            self._codes = rule.codes(self.start_t, self.end_t, steps, self.dt)
+
+    def new_trials(self, n: int, **kwargs: Any) -> TrialBatch:
+        """Generates ``n`` trials at once without changing the current trial.
+
+        Args:
+            n: Batch size.
+            **kwargs: Forced trial parameters: scalars (all trials) or arrays whose first
+                axis has length ``n`` (one per trial).
+
+        Returns:
+            The padded :class:`TrialBatch`.
+        """
+        if self.batch_native:
+            builder = BatchBuilder(self, n, kwargs)
+            return builder.finish(self._new_trials(builder, **kwargs))
+        return self._loop_trials(n, kwargs)
+
+    def _loop_trials(self, n: int, kwargs: dict[str, Any]) -> TrialBatch:
+        from neurogym._batching import stack_trials
+
+        saved = self._save_trial_state()
+        rows = []
+        try:
+            for i in range(n):
+                own = {
+                    k: v[i] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == n else v
+                    for k, v in kwargs.items()
+                }
+                self.new_trial(**own)
+                rows.append((self._current_builder().finish(None), self.trial))
+        finally:
+            self._restore_trial_state(saved)
+        return stack_trials(rows, self)
+
+    _STATE = (
+        "trial", "_builder", "_ob_row", "_gt_row", "_gt_list", "_codes", "_has_gt",
+        "_tmax", "tmax", "num_tr", "start_t", "end_t", "start_ind", "end_ind", "_duration",
+    )  # fmt: skip
+
+    def _save_trial_state(self) -> dict[str, Any]:
+        return {name: copy.copy(getattr(self, name)) for name in self._STATE}
+
+    def _restore_trial_state(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    def _next_trial(self) -> None:
+        """Generates the next trial through the outermost trial hook (wrappers set it)."""
+        if self._trial_source is None:
+            self.new_trial()
+        else:
+            self._trial_source()
+
+    def _warn_empty_period(self, period: str, spec: Any) -> None:
+        if period not in self._warned_periods:
+            self._warned_periods.add(period)
+            warnings.warn(
+                f"{type(self).__name__}: period {period!r} (timing {spec!r}) is shorter than "
+                f"dt={self.dt} ms and is empty in some trials; lower dt or lengthen it",
+                EmptyPeriodWarning,
+                stacklevel=4,
+            )
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Starts a new episode: seeds ``rng`` (if ``seed``) and generates the first trial.
+
+        Returns:
+            The first trial's first observation (no hidden step) and an empty info dict.
+        """
+        super().reset(seed=seed)
+        self.num_tr = 0
+        self.t = 0
+        self.t_ind = 0
+        self.performance = 0
+        self._episode_steps = 0
+        self._trials_done = 0
+        self._next_trial()
+        return self._current_observation(), {}
+
+    def _current_observation(self) -> np.ndarray:
+        if self._ob_row is None or self._ob_row.shape[0] == 0:
+            return self.initial_observation()
+        return self._ob_row[self.t_ind].copy()
+
+    def initial_observation(self) -> np.ndarray:
+        """Observation returned by ``reset`` for tasks that build no ob array (zeros)."""
+        space = self.observation_space
+        fill = 0 if self._default_ob_value is None else self._default_ob_value
+        return np.full(space.shape or (), fill, dtype=space.dtype)
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Advances one ``dt``; see ``docs/architecture.md`` §5 for the exact contract."""
+        ob, reward, terminated, truncated, info = self._step(action)
+        new_trial = info.setdefault("new_trial", False)
+        if self._has_gt and "gt" not in info:
+            info["gt"] = self._gt_list[self.t_ind]
+        self.t_ind += 1
+        self.t = self.t_ind * self.dt
+        if not new_trial and self.t + self.dt > self.tmax + 1e-9 * self.dt:
+            info["new_trial"] = new_trial = True
+            reward += self.r_tmax
+        if new_trial:
+            terminated = self._end_trial(info) or terminated
+        if ob is OBNOW:
+            if self._ob_row is None:
+                raise RuntimeError(
+                    f"{type(self).__name__}._step returned ob_now but the trial has no ob array"
+                )
+            ob = self._ob_row[self.t_ind].copy()
+        if self.max_episode_steps is not None:
+            self._episode_steps += 1
+            truncated = truncated or self._episode_steps >= self.max_episode_steps
+        return self.post_step(ob, reward, terminated, truncated, info)
+
+    def _end_trial(self, info: dict[str, Any]) -> bool:
+        info["performance"] = self.performance
+        info["trial"] = self.trial
+        self.t = 0
+        self.t_ind = 0
+        self._trials_done += 1
+        self._next_trial()
+        self.performance = 0
+        limit = self.trials_per_episode
+        return limit is not None and self._trials_done >= limit
+
+    def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """One step of the task's logic; the default evaluates ``rule``."""
+        rule = type(self).rule
+        if rule is None:
+            raise NotImplementedError(
+                f"{type(self).__name__} must implement _step(action) or declare a rule"
+            )
+        code = self._codes[self.t_ind]
+        reward: float = 0.0
+        new_trial = False
+        if code and action != rule.fixation_action:
+            if code == FIXATE:
+                reward = self.rewards["abort"]
+                new_trial = self.abort
+            elif code == RESPOND:
+                new_trial = True
+                if action == self._gt_list[self.t_ind]:
+                    reward = self.rewards["correct"]
+                    self.performance = 1
+                else:
+                    reward = self.rewards.get("fail", 0.0)
+        return OBNOW, reward, False, False, {"new_trial": new_trial}
+
+    def post_step(
+        self, ob: Any, reward: Any, terminated: bool, truncated: bool, info: dict[str, Any]
+    ) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        """Hook applied to every step's result (identity by default)."""
+        return ob, reward, terminated, truncated, info
+
+    def render(self) -> None:
+        """No rendering (``metadata["render_modes"]`` is empty); plot with neurogym.plot."""
+        return None
+
+    def __str__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    # ------------------------------------------------------------------ statistics
+    def trial_length_stats(self, num_trials: int = 10000) -> dict[str, float]:
+        """Statistics of trial length in steps, from ``num_trials`` sampled trials.
+
+        Samples on a copy of the env, so the env's generator and current trial are untouched.
+
+        Returns:
+            ``{"mean", "std", "percentile_95", "max"}`` in steps.
+        """
+        clone = copy.deepcopy(self)
+        lengths = []
+        remaining = num_trials
+        while remaining > 0:
+            n = min(remaining, 2048)
+            lengths.append(clone.new_trials(n).lengths)
+            remaining -= n
+        values = np.concatenate(lengths)
+        return {
+            "mean": float(values.mean()),
+            "std": float(values.std()),
+            "percentile_95": float(np.percentile(values, 95)),
+            "max": float(values.max()),
+        }

@@ -1,0 +1,133 @@
+"""Helpers shared by the batch builder and the per-trial authoring API.
+
+They resolve ``where=`` (dim names and indices) and ``period=`` arguments and broadcast values,
+raising precise errors that name the bad value and what would be valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias
+
+import numpy as np
+
+__all__ = [
+    "InvalidOperationError",
+    "PeriodArg",
+    "WhereArg",
+    "as_period_list",
+    "fit_value",
+    "resolve_where",
+]
+
+PeriodArg: TypeAlias = str | Sequence[str] | None
+WhereArg: TypeAlias = str | int | Sequence[int] | range | slice | np.ndarray | None
+Index: TypeAlias = int | slice | np.ndarray | None
+
+
+class InvalidOperationError(Exception):
+    """An authoring call made at the wrong moment (e.g. ``add_period`` after ``add_ob``)."""
+
+
+def as_period_list(period: PeriodArg, known: Mapping[str, Any]) -> list[str | None]:
+    """Normalises ``period`` to a list of known period names (``[None]`` = whole trial).
+
+    Raises:
+        KeyError: A name is not a period of the trial, naming the valid ones.
+        TypeError: ``period`` is neither a str, a sequence of str nor None.
+    """
+    if period is None:
+        return [None]
+    if isinstance(period, str) and period in known:
+        return [period]
+    names = [period] if isinstance(period, str) else list(period)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"period names are str, got {name!r} in period={period!r}")
+        if name not in known:
+            raise KeyError(f"unknown period {name!r}; this trial's periods are {list(known)}")
+    return list(names)
+
+
+def _as_index(indices: Sequence[int] | np.ndarray) -> slice | np.ndarray:
+    arr = np.asarray(indices, dtype=np.intp)
+    if arr.size and np.all(np.diff(arr) == 1):
+        return slice(int(arr[0]), int(arr[-1]) + 1)
+    return arr
+
+
+def resolve_where(where: WhereArg, space: Any, kind: str) -> Index:
+    """Turns a ``where=`` argument into an index into the space's last axis.
+
+    Args:
+        where: ``None`` (all dims), a dim name, an int, a list/range/array of ints or a slice.
+        space: The observation or action space (its ``name`` maps dim names to indices).
+        kind: ``"observation"`` or ``"action"`` (for messages).
+
+    Returns:
+        ``None``, an int, a slice or an integer array.
+
+    Raises:
+        KeyError: ``where`` is a str that is not a dim name of the space.
+        IndexError: An index lies outside the space's last axis.
+    """
+    if where is None:
+        return None
+    size = space.shape[-1] if getattr(space, "shape", None) else 1
+    if isinstance(where, str):
+        names = getattr(space, "name", None) or {}
+        if where not in names:
+            raise KeyError(
+                f"where={where!r} is not a dim name of the {kind} space; "
+                f"valid names: {sorted(names)}"
+            )
+        value = names[where]
+        return value if isinstance(value, int) else _as_index(value)
+    if isinstance(where, slice):
+        return where
+    if isinstance(where, (int, np.integer)) and not isinstance(where, bool):
+        if not -size <= int(where) < size:
+            raise IndexError(f"where={where} is outside the {kind} space's {size} dims")
+        return int(where)
+    indices = np.asarray(list(where) if isinstance(where, range) else where)
+    if indices.ndim != 1 or not np.issubdtype(indices.dtype, np.integer):
+        raise TypeError(
+            f"where={where!r}: expected a dim name, an int, a list/range/array of ints or a slice"
+        )
+    bad = [int(i) for i in indices if not -size <= i < size]
+    if bad:
+        raise IndexError(f"where={where!r}: indices {bad} outside the {kind} space's {size} dims")
+    return _as_index(indices)
+
+
+def fit_value(
+    value: Any, n: int, steps: int, cell: tuple[int, ...], per_step: bool, what: str
+) -> Any:
+    """Reshapes ``value`` so it broadcasts to ``(n, steps, *cell)``; validates the shape.
+
+    Without ``per_step`` a value has no time axis: ``(n, *cell)`` (one per trial) or a lower
+    -dimensional value shared by all trials. With ``per_step`` it has one: ``(n, steps, *cell)``
+    or ``(steps, *cell)`` (shared) or lower.
+
+    Raises:
+        ValueError: The shape does not fit, naming it and the valid shapes.
+    """
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return arr
+    ncell = len(cell)
+    shape: tuple[int, ...] | None = None
+    if per_step and arr.ndim <= ncell + 2:
+        shape = (1,) * (ncell + 2 - arr.ndim) + arr.shape
+    elif not per_step and arr.ndim <= ncell:
+        shape = (1, 1) + (1,) * (ncell - arr.ndim) + arr.shape
+    elif not per_step and arr.ndim == ncell + 1:
+        shape = (arr.shape[0], 1, *arr.shape[1:])
+    full = (n, steps, *cell)
+    if shape is not None and all(s in (1, f) for s, f in zip(shape, full, strict=True)):
+        return arr.reshape(shape)
+    form = "(B, L, *dims), (L, *dims) or (*dims)" if per_step else "(B, *dims) or (*dims)"
+    raise ValueError(
+        f"{what}: a value of shape {arr.shape} does not broadcast to B={n} trials x "
+        f"L={steps} steps x dims={cell}; valid shapes: {form}"
+    )

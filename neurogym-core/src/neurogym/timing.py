@@ -1,0 +1,331 @@
+"""Declarative timing specifications, sampled for a whole batch of trials in one call.
+
+A task's ``timing`` maps a period name to a duration spec in ms. Every form upstream NeuroGym
+accepts is accepted here:
+
+============================================  ===============================================
+form                                          meaning
+============================================  ===============================================
+``300`` / ``300.0``                           constant
+``(300, 500, 700)`` (numbers)                 uniform choice among the values
+``("uniform", (a, b))``                       uniform on [a, b)
+``("choice", [v1, v2, ...])``                 uniform choice
+``("truncated_exponential", [m, lo, hi])``    exponential of mean m conditioned on [lo, hi)
+``("constant", x)``                           x
+``("until", t_end)``                          the period ends at absolute time ``t_end``
+``TruncExp(m, lo, hi)``                       same as ``truncated_exponential``
+a callable ``f()``                            called once per trial (compatibility path)
+============================================  ===============================================
+
+Every random draw uses the generator passed to :meth:`TimingSpec.sample` (the env's ``rng``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+import numpy as np
+
+__all__ = [
+    "TimingDict",
+    "TimingSpec",
+    "TruncExp",
+    "parse_timing",
+    "trunc_exp",
+]
+
+Kind: TypeAlias = Literal[
+    "constant", "choice", "uniform", "truncated_exponential", "until", "callable"
+]
+
+VALID_FORMS = (
+    "a number (constant), a list/tuple of numbers (choice), ('uniform', (low, high)), "
+    "('choice', [values]), ('truncated_exponential', [mean, min, max]), ('constant', x), "
+    "('until', t_end), TruncExp(mean, min, max) or a callable returning a number"
+)
+
+
+def trunc_exp(
+    rng: np.random.Generator,
+    vmean: float,
+    vmin: float = 0.0,
+    vmax: float = math.inf,
+    size: int | None = None,
+) -> Any:
+    """Draws from an exponential of mean ``vmean`` conditioned on ``[vmin, vmax)``.
+
+    Uses the exact inverse CDF, one uniform per draw (no rejection loop). Returns ``vmax``
+    when ``vmin >= vmax``.
+
+    Args:
+        rng: Generator to draw from.
+        vmean: Mean of the untruncated exponential (> 0).
+        vmin: Lower bound.
+        vmax: Upper bound (may be ``inf``).
+        size: Number of draws; ``None`` returns a float.
+
+    Returns:
+        A float, or an array of ``size`` floats.
+    """
+    if vmin >= vmax:
+        return vmax if size is None else np.full(size, float(vmax))
+    u = rng.random(size)
+    lo = math.exp(-vmin / vmean)
+    hi = 0.0 if math.isinf(vmax) else math.exp(-vmax / vmean)
+    out = -vmean * np.log(lo - u * (lo - hi))
+    return float(out) if size is None else out
+
+
+@dataclass(frozen=True)
+class TruncExp:
+    """A truncated-exponential duration, drawn from the env's generator.
+
+    Upstream's ``TruncExp`` carried its own random state; this one is only a description, so
+    ``reset(seed=...)`` fixes its draws like every other draw of the task.
+
+    Args:
+        vmean: Mean of the untruncated exponential, in ms.
+        vmin: Lower bound in ms.
+        vmax: Upper bound in ms.
+    """
+
+    vmean: float
+    vmin: float = 0.0
+    vmax: float = math.inf
+
+    def __call__(self, rng: np.random.Generator) -> float:
+        """Draws one value from ``rng``."""
+        return float(trunc_exp(rng, self.vmean, self.vmin, self.vmax))
+
+
+@dataclass(frozen=True)
+class TimingSpec:
+    """A parsed timing spec.
+
+    Attributes:
+        kind: One of ``constant``, ``choice``, ``uniform``, ``truncated_exponential``,
+            ``until`` or ``callable``.
+        args: The parameters of the distribution (tuple of floats), or the end time for
+            ``until``.
+        func: The callable for ``kind == "callable"``.
+        raw: The spec as the user wrote it (for messages).
+    """
+
+    kind: Kind
+    args: tuple[float, ...] = ()
+    func: Callable[[], Any] | None = None
+    raw: Any = None
+
+    @property
+    def is_constant(self) -> bool:
+        """Whether every trial gets the same duration."""
+        return self.kind == "constant" or (self.kind == "choice" and len(set(self.args)) == 1)
+
+    @property
+    def is_vectorised(self) -> bool:
+        """Whether :meth:`sample` draws a batch in one call (everything but callables)."""
+        return self.kind != "callable"
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Draws ``n`` durations in ms (not floored to ``dt``).
+
+        ``until`` specs cannot be sampled on their own: the builder computes them from the
+        end of the periods added so far.
+
+        Args:
+            rng: The env's generator.
+            n: Number of trials.
+
+        Returns:
+            A float64 array of shape ``(n,)``.
+        """
+        kind, args = self.kind, self.args
+        if kind == "constant":
+            return np.full(n, args[0])
+        if kind == "choice":
+            if len(args) == 1:
+                return np.full(n, args[0])
+            idx = (rng.random(n) * len(args)).astype(np.intp)
+            return np.asarray(args)[idx]
+        if kind == "uniform":
+            return args[0] + rng.random(n) * (args[1] - args[0])
+        if kind == "truncated_exponential":
+            return np.asarray(trunc_exp(rng, args[0], args[1], args[2], size=n), dtype=float)
+        if kind == "callable":
+            assert self.func is not None
+            return np.array([_call_timing(self.func, rng) for _ in range(n)], dtype=float)
+        raise ValueError(f"an 'until' spec {self.raw!r} is relative to the trial's end so far")
+
+    def minmax(self) -> tuple[float, float]:
+        """The smallest and largest duration this spec can produce (callables: nan)."""
+        kind, args = self.kind, self.args
+        if kind in ("constant", "choice"):
+            return (min(args), max(args))
+        if kind == "uniform":
+            return (args[0], args[1])
+        if kind == "truncated_exponential":
+            return (args[1], args[2]) if args[1] < args[2] else (args[2], args[2])
+        return (math.nan, math.nan)
+
+
+def _call_timing(func: Callable[..., Any], rng: np.random.Generator) -> float:
+    if isinstance(func, TruncExp):
+        return func(rng)
+    return float(func())
+
+
+def _as_number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what}: expected a number, got {value!r}")
+    number = float(value)
+    if math.isnan(number) or number < 0:
+        raise ValueError(f"{what}: durations are numbers >= 0 ms, got {value!r}")
+    return number
+
+
+def _numbers(values: Any, what: str) -> tuple[float, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{what}: expected a list of numbers, got {values!r}")
+    out = tuple(_as_number(v, what) for v in values)
+    if not out:
+        raise ValueError(f"{what}: the list of values is empty")
+    return out
+
+
+def _parse_named(name: str, args: Any, raw: Any, where: str) -> TimingSpec:
+    what = f"{where} {name!r}"
+    if name == "constant":
+        return TimingSpec("constant", (_as_number(args, what),), raw=raw)
+    if name == "until":
+        return TimingSpec("until", (_as_number(args, what),), raw=raw)
+    if name == "choice":
+        return TimingSpec("choice", _numbers(args, what), raw=raw)
+    if name == "uniform":
+        bounds = _numbers(args, what)
+        if len(bounds) != 2:
+            raise ValueError(f"{what}: expected (low, high), got {args!r}")
+        low, high = bounds
+        if high < low:
+            raise ValueError(f"{what}: low {low} is larger than high {high}")
+        return TimingSpec("uniform", (low, high), raw=raw)
+    if name == "truncated_exponential":
+        values = _numbers(args if isinstance(args, Iterable) else [args], what)
+        if not 1 <= len(values) <= 3:
+            raise ValueError(f"{what}: expected [mean, min, max], got {args!r}")
+        mean, vmin, vmax = (values + (0.0, math.inf)[len(values) - 1 :])[:3]
+        if mean <= 0:
+            raise ValueError(f"{what}: the mean must be > 0, got {mean}")
+        return TimingSpec("truncated_exponential", (mean, vmin, vmax), raw=raw)
+    raise ValueError(f"{where}: unknown distribution {name!r} in {raw!r}; valid forms: {VALID_FORMS}")
+
+
+def parse_timing(raw: Any, where: str = "timing") -> TimingSpec:
+    """Parses one timing value into a :class:`TimingSpec`.
+
+    Args:
+        raw: The spec (see the module docstring for the forms).
+        where: Context for error messages, e.g. ``"timing['stimulus']"``.
+
+    Returns:
+        The parsed spec.
+
+    Raises:
+        TypeError: The value has none of the valid forms.
+        ValueError: The form is right but a parameter is invalid (negative, empty, NaN).
+    """
+    if isinstance(raw, TimingSpec):
+        return raw
+    if isinstance(raw, TruncExp):
+        return _parse_named("truncated_exponential", (raw.vmean, raw.vmin, raw.vmax), raw, where)
+    if isinstance(raw, (int, float, np.integer, np.floating)) and not isinstance(raw, bool):
+        return TimingSpec("constant", (_as_number(raw, where),), raw=raw)
+    if callable(raw):
+        return TimingSpec("callable", func=raw, raw=raw)
+    if isinstance(raw, Sequence) and not isinstance(raw, (str, bytes)) and len(raw) > 0:
+        if isinstance(raw[0], str):
+            if len(raw) != 2:
+                raise ValueError(
+                    f"{where}: a named distribution is a pair (name, args), got {raw!r}; "
+                    f"valid forms: {VALID_FORMS}"
+                )
+            return _parse_named(raw[0], raw[1], raw, where)
+        return TimingSpec("choice", _numbers(raw, where), raw=raw)
+    raise TypeError(f"{where}: invalid timing spec {raw!r}; valid forms: {VALID_FORMS}")
+
+
+class TimingDict(dict[str, Any]):
+    """A ``dict`` of period name to timing spec that validates every value when it is set.
+
+    ``timing["stimulus"]`` returns the value as written (upstream code reads it back);
+    :meth:`spec` returns the parsed :class:`TimingSpec`. Assigning an invalid spec raises at
+    the assignment, naming the key and the value.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+        self._parsed: dict[str, TimingSpec] = {}
+        self.update(*args, **kwargs)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"timing keys are period names (str), got {key!r}")
+        self._parsed[key] = parse_timing(value, where=f"timing[{key!r}]")
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        del self._parsed[key]
+
+    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        """Updates from a mapping or pairs, validating every value."""
+        if len(args) > 1:
+            raise TypeError(f"update expected at most 1 positional argument, got {len(args)}")
+        if args and args[0] is not None:
+            other = args[0]
+            if not isinstance(other, Mapping):
+                raise TypeError(
+                    f"timing must be a mapping of period name to spec, got {type(other).__name__}"
+                )
+            for key, value in other.items():
+                self[key] = value
+        for key, value in kwargs.items():
+            self[key] = value
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        """Sets ``key`` to ``default`` (validated) if missing; returns the value."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def pop(self, key: str, *default: Any) -> Any:
+        """Removes ``key`` and returns its value."""
+        self._parsed.pop(key, None)
+        return super().pop(key, *default)
+
+    def clear(self) -> None:
+        """Removes every entry."""
+        super().clear()
+        self._parsed.clear()
+
+    def spec(self, key: str) -> TimingSpec:
+        """The parsed spec of ``key``.
+
+        Raises:
+            KeyError: ``key`` is not in the timing, naming the valid keys.
+        """
+        try:
+            return self._parsed[key]
+        except KeyError:
+            raise KeyError(
+                f"no timing for period {key!r}; timing has {sorted(self)}"
+            ) from None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (TimingDict, (dict(self),))
+
+    def copy(self) -> TimingDict:
+        """A shallow copy (a ``TimingDict``)."""
+        return TimingDict(dict(self))
