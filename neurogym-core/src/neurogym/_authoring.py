@@ -77,7 +77,9 @@ class AuthoringMixin:
         builder = self._current_builder()
         for name, start in builder.start_t.items():
             end = builder.end_t[name]
-            self.start_t[name] = start = float(start) if isinstance(start, float) else float(start[0])
+            self.start_t[name] = start = (
+                float(start) if isinstance(start, float) else float(start[0])
+            )
             self.end_t[name] = end = float(end) if isinstance(end, float) else float(end[0])
             self.start_ind[name] = math.floor(start / self.dt + 1e-9)
             self.end_ind[name] = math.floor(end / self.dt + 1e-9)
@@ -109,7 +111,9 @@ class AuthoringMixin:
         self._current_builder().add_randn(mu, sigma, period, where)
         self._refresh_rows()
 
-    def set_groundtruth(self, value: Any, period: PeriodArg = None, where: WhereArg = None) -> None:
+    def set_groundtruth(
+        self, value: Any, period: PeriodArg = None, where: WhereArg = None
+    ) -> None:
         """Sets the current trial's ground truth of ``period``.
 
         With ``where`` on a Discrete action space, ``value`` indexes the named actions
@@ -124,14 +128,14 @@ class AuthoringMixin:
 
     def view_ob(self, period: str | None = None) -> np.ndarray:
         """A writable view of the current trial's observations (of one period)."""
-        view = self._current_builder().view_ob(period)[0]
+        view: np.ndarray = self._current_builder().view_ob(period)[0]
         self._refresh_rows()
         return view
 
     def view_groundtruth(self, period: str | None = None) -> np.ndarray:
         """A writable view of the current trial's ground truth (of one period)."""
         builder = self._current_builder()
-        gt = builder.gt[0]
+        gt: np.ndarray = builder.gt[0]
         self._refresh_rows()
         if period is None:
             return gt
@@ -139,8 +143,9 @@ class AuthoringMixin:
 
     def _period_slice(self, period: str) -> slice:
         if period not in self.start_ind:
-            raise KeyError(f"unknown period {period!r}; this trial's periods are "
-                           f"{list(self.start_ind)}")
+            raise KeyError(
+                f"unknown period {period!r}; this trial's periods are {list(self.start_ind)}"
+            )
         return slice(self.start_ind[period], self.end_ind[period])
 
     def in_period(self, period: str, t: float | None = None) -> bool:
@@ -159,7 +164,8 @@ class AuthoringMixin:
         key = (id(self.action_space), where)
         if key not in cache:
             cache[key] = action_table(where, self.action_space)
-        return cache[key]
+        table: np.ndarray = cache[key]
+        return table
 
     def _where(self, where: WhereArg, space: str = "observation") -> Any:
         """Resolves a ``where=`` argument against the observation (or action) space.

@@ -63,8 +63,10 @@ def stack_trials(rows: list[tuple[TrialBatch, dict[str, Any]]], env: TrialEnv) -
     names = list(dict.fromkeys(name for batch, _ in rows for name in batch.periods))
     periods, start_t, end_t = {}, {}, {}
     for name in names:
-        periods[name] = (_column(rows, name, "start").astype(np.intp),
-                         _column(rows, name, "end").astype(np.intp))
+        periods[name] = (
+            _column(rows, name, "start").astype(np.intp),
+            _column(rows, name, "end").astype(np.intp),
+        )
         start_t[name] = _column(rows, name, "start_t")
         end_t[name] = _column(rows, name, "end_t")
     keys = list(dict.fromkeys(k for _, trial in rows for k in (trial or {})))

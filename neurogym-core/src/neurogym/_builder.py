@@ -142,7 +142,7 @@ class BatchBuilder:
                 np.searchsorted(cdf, self.rng.random(self.n) * cdf[-1], side="right"),
                 values.shape[0] - 1,
             )
-        out = values[idx]
+        out: np.ndarray = values[idx]
         self.trial[name] = out
         return out
 
@@ -252,9 +252,7 @@ class BatchBuilder:
         if arr.ndim == 0:
             return float(arr)
         if arr.shape != (self.n,):
-            raise ValueError(
-                f"a per-trial duration must have shape ({self.n},), got {arr.shape}"
-            )
+            raise ValueError(f"a per-trial duration must have shape ({self.n},), got {arr.shape}")
         return float(arr[0]) if self.n == 1 else arr
 
     def _known(self, name: str, arg: str) -> tuple[Bound, Bound]:
@@ -414,7 +412,12 @@ class BatchBuilder:
             target[rows, cols] = current
 
     def add_ob(
-        self, value: Any, period: PeriodArg = None, where: WhereArg = None, *, per_step: bool = False
+        self,
+        value: Any,
+        period: PeriodArg = None,
+        where: WhereArg = None,
+        *,
+        per_step: bool = False,
     ) -> None:
         """Adds ``value`` to the observations of ``period`` at dims ``where``.
 
@@ -430,7 +433,12 @@ class BatchBuilder:
         self._write(self.ob, value, period, idx, per_step=per_step, reset=False, what="add_ob")
 
     def set_ob(
-        self, value: Any, period: PeriodArg = None, where: WhereArg = None, *, per_step: bool = False
+        self,
+        value: Any,
+        period: PeriodArg = None,
+        where: WhereArg = None,
+        *,
+        per_step: bool = False,
     ) -> None:
         """Like :meth:`add_ob`, but replaces the current values."""
         idx = self.env._where(where, "observation")
@@ -439,7 +447,7 @@ class BatchBuilder:
     def add_randn(
         self, mu: float = 0.0, sigma: float = 1.0, period: PeriodArg = None, where: WhereArg = None
     ) -> None:
-        """Adds ``mu + sigma * N(0, 1)`` noise, drawn for the whole batch in one call per period."""
+        """Adds ``mu + sigma * N(0, 1)`` noise, drawn for the batch in one call per period."""
         idx = self.env._where(where, "observation")
         ob = self.ob
         dtype = ob.dtype if ob.dtype in (np.float32, np.float64) else np.float64

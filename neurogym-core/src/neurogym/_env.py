@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 
 from neurogym._authoring import AuthoringMixin
+from neurogym._batching import stack_trials
 from neurogym._builder import BatchBuilder, TrialBatch
+from neurogym._context import current_owner
 from neurogym.rules import FIXATE, RESPOND, StandardDecision
 from neurogym.timing import TimingDict
 
@@ -19,6 +20,14 @@ __all__ = ["OBNOW", "EmptyPeriodWarning", "TrialEnv"]
 
 OBNOW = "ob_unknown_yet"
 """Sentinel returned by ``TrialEnv.ob_now``; ``step`` replaces it by the next observation."""
+
+
+def _is_positive_number(value: object) -> bool:
+    return (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, bool)
+        and bool(value > 0)
+    )
 
 
 class EmptyPeriodWarning(UserWarning):
@@ -49,7 +58,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         trials_per_episode: Terminate the episode after this many trials (None: never).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]
+    metadata: dict[str, Any] = {  # noqa: RUF012  (gymnasium declares it a plain class attribute)
         "render_modes": [],
         "paper_link": None,
         "paper_name": None,
@@ -64,7 +73,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
 
     def __init__(self, dt: float = 100, r_tmax: float = 0) -> None:
         super().__init__()
-        if not isinstance(dt, (int, float)) or isinstance(dt, bool) or dt <= 0:
+        if not _is_positive_number(dt):
             raise ValueError(f"dt must be a positive number of ms, got {dt!r}")
         self.dt = dt
         self.r_tmax = r_tmax
@@ -91,7 +100,6 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._codes: list[int] = []
         self._has_gt = False
         self._warned_periods: set[str] = set()
-        self._trial_source: Callable[[], Any] | None = None
         self.max_episode_steps: int | None = None
         self.trials_per_episode: int | None = None
         self._episode_steps = 0
@@ -191,7 +199,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._gt_list = [] if self._gt_row is None else self._gt_row.tolist()
         rule = type(self).rule
         if rule is not None:
-            steps = int(round(self.tmax / self.dt))
+            steps = round(self.tmax / self.dt)
             self._codes = rule.codes(self.start_t, self.end_t, steps, self.dt)
 
     def new_trials(self, n: int, **kwargs: Any) -> TrialBatch:
@@ -211,10 +219,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         return self._loop_trials(n, kwargs)
 
     def _loop_trials(self, n: int, kwargs: dict[str, Any]) -> TrialBatch:
-        from neurogym._batching import stack_trials
-
         saved = self._save_trial_state()
-        rows = []
+        rows: list[tuple[TrialBatch, dict[str, Any]]] = []
         try:
             for i in range(n):
                 own = {
@@ -222,7 +228,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
                     for k, v in kwargs.items()
                 }
                 self.new_trial(**own)
-                rows.append((self._current_builder().finish(None), self.trial))
+                rows.append((self._current_builder().finish(None), self.trial or {}))
         finally:
             self._restore_trial_state(saved)
         return stack_trials(rows, self)
@@ -240,11 +246,16 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             setattr(self, name, value)
 
     def _next_trial(self) -> None:
-        """Generates the next trial through the outermost trial hook (wrappers set it)."""
-        if self._trial_source is None:
+        """Generates the next trial, through the outermost trial wrapper of this call if any.
+
+        See :mod:`neurogym._context`: trial wrappers own trial generation during their
+        ``step``/``reset`` calls without being stored on the env.
+        """
+        owner = current_owner()
+        if owner is None:
             self.new_trial()
         else:
-            self._trial_source()
+            owner.new_trial()
 
     def _warn_empty_period(self, period: str, spec: Any) -> None:
         if period not in self._warned_periods:
@@ -278,7 +289,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     def _current_observation(self) -> np.ndarray:
         if self._ob_row is None or self._ob_row.shape[0] == 0:
             return self.initial_observation()
-        return self._ob_row[self.t_ind].copy()
+        ob: np.ndarray = self._ob_row[self.t_ind].copy()
+        return ob
 
     def initial_observation(self) -> np.ndarray:
         """Observation returned by ``reset`` for tasks that build no ob array (zeros)."""

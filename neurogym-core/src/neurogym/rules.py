@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import math
+from dataclasses import dataclass
 
 __all__ = ["FIXATE", "NEUTRAL", "RESPOND", "StandardDecision"]
 

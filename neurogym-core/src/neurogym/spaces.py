@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
 import numpy as np
+from gymnasium.spaces import Box as _GymBox
 from gymnasium.spaces import (
     Dict,
     MultiBinary,
@@ -28,7 +29,6 @@ from gymnasium.spaces import (
     flatten,
     unflatten,
 )
-from gymnasium.spaces import Box as _GymBox
 from gymnasium.spaces import Discrete as _GymDiscrete
 
 __all__ = [

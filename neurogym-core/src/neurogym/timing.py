@@ -219,7 +219,9 @@ def _parse_named(name: str, args: Any, raw: Any, where: str) -> TimingSpec:
         if mean <= 0:
             raise ValueError(f"{what}: the mean must be > 0, got {mean}")
         return TimingSpec("truncated_exponential", (mean, vmin, vmax), raw=raw)
-    raise ValueError(f"{where}: unknown distribution {name!r} in {raw!r}; valid forms: {VALID_FORMS}")
+    raise ValueError(
+        f"{where}: unknown distribution {name!r} in {raw!r}; valid forms: {VALID_FORMS}"
+    )
 
 
 def parse_timing(raw: Any, where: str = "timing") -> TimingSpec:
@@ -279,7 +281,7 @@ class TimingDict(dict[str, Any]):
         super().__delitem__(key)
         del self._parsed[key]
 
-    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def update(self, *args: Any, **kwargs: Any) -> None:
         """Updates from a mapping or pairs, validating every value."""
         if len(args) > 1:
             raise TypeError(f"update expected at most 1 positional argument, got {len(args)}")
@@ -319,9 +321,7 @@ class TimingDict(dict[str, Any]):
         try:
             return self._parsed[key]
         except KeyError:
-            raise KeyError(
-                f"no timing for period {key!r}; timing has {sorted(self)}"
-            ) from None
+            raise KeyError(f"no timing for period {key!r}; timing has {sorted(self)}") from None
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (TimingDict, (dict(self),))

@@ -1,0 +1,88 @@
+"""Registration of neurogym's task ids with gymnasium.
+
+Every id gets the same gymnasium entry point, :func:`make_from_registry`, with
+``kwargs={"task_id": id}``, so ``gymnasium.make(id)`` builds through ``neurogym.make`` and
+gymnasium imports no task module until an env is made. ``gymnasium.make("neurogym:<id>")``
+works in a fresh process (for example a spawned vector-env worker), because importing neurogym
+registers the ids.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import gymnasium
+from gymnasium.envs.registration import register
+from gymnasium.envs.registration import registry as gymnasium_registry
+
+from neurogym._api import get_registry
+from neurogym.errors import NeurogymPluginWarning
+
+if TYPE_CHECKING:
+    from neurogym._registry import Registry
+
+__all__ = ["GYMNASIUM_ENTRY_POINT", "make_from_registry", "register_with_gymnasium"]
+
+GYMNASIUM_ENTRY_POINT = "neurogym._gym:make_from_registry"
+
+
+def _is_ours(task_id: str) -> bool:
+    existing = gymnasium_registry[task_id]
+    return existing.entry_point == GYMNASIUM_ENTRY_POINT and existing.kwargs == {
+        "task_id": task_id
+    }
+
+
+def register_with_gymnasium(registry: Registry | None = None) -> None:
+    """Register every task id of ``registry`` with gymnasium; safe to call again.
+
+    Ids gymnasium already maps to :func:`make_from_registry` are skipped. An id gymnasium maps
+    to something else is left alone, with a warning. Contested ids (declared by two
+    distributions) are registered too, so ``gymnasium.make`` reports the conflict.
+
+    ``gymnasium.make`` always builds through the default registry, so pass a registry other
+    than :func:`~neurogym.get_registry` only if it has the same ids.
+
+    Args:
+        registry: The registry whose ids to register; the default registry if None.
+    """
+    registry = get_registry() if registry is None else registry
+    task_ids = sorted({spec.id for spec in registry.tasks()} | registry.conflicts.keys())
+    for task_id in task_ids:
+        if task_id in gymnasium_registry:
+            if not _is_ours(task_id):
+                warnings.warn(
+                    f"gymnasium already registers {task_id!r} with entry point "
+                    f"{gymnasium_registry[task_id].entry_point!r}; neurogym leaves it, so "
+                    f"build the neurogym task with neurogym.make({task_id!r})",
+                    NeurogymPluginWarning,
+                    stacklevel=2,
+                )
+            continue
+        register(
+            id=task_id,
+            entry_point=GYMNASIUM_ENTRY_POINT,
+            kwargs={"task_id": task_id},
+            order_enforce=True,
+        )
+
+
+def make_from_registry(
+    task_id: str,
+    **kwargs: Any,
+) -> gymnasium.Env[Any, Any]:
+    """Build a task for ``gymnasium.make``; the gymnasium entry point of every neurogym id.
+
+    Args:
+        task_id: The neurogym task id (from the registered gymnasium kwargs).
+        **kwargs: Arguments of ``gymnasium.make``, passed on to ``neurogym.make``
+            (``trials_per_episode=``, ``wrappers=`` and the task's constructor arguments);
+            ``render_mode=None`` is dropped, since neurogym tasks do not render.
+
+    Returns:
+        The env built by the default registry.
+    """
+    if "render_mode" in kwargs and kwargs["render_mode"] is None:
+        del kwargs["render_mode"]
+    return get_registry().make(task_id, **kwargs)

@@ -1,0 +1,254 @@
+"""Plugin discovery: a pluggy manager filled from ``neurogym.plugins`` entry points.
+
+Discovery never raises because of a plugin: a plugin that fails to import, is rejected by
+pluggy, raises in a hook or returns something other than specs is skipped with a
+:class:`~neurogym.errors.NeurogymPluginWarning` naming it and its distribution, and the others
+carry on. Only the plugins' small hook modules are imported; task modules are not.
+
+Environment variables, read each time a manager is built:
+
+* ``NEUROGYM_NO_PLUGINS=1`` loads no entry points (core's own tasks stay).
+* ``NEUROGYM_DISABLE_PLUGINS=a,b`` skips the entry points named ``a`` and ``b``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import reprlib
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import importlib_metadata
+import pluggy
+
+from neurogym import _builtin, hookspecs
+from neurogym._registry import Registry
+from neurogym._specs import TaskSpec, WrapperSpec
+from neurogym.errors import NeurogymPluginWarning
+
+__all__ = [
+    "CORE_DISTRIBUTION",
+    "CORE_PLUGIN",
+    "DISABLE_PLUGINS_ENV",
+    "ENTRY_POINT_GROUP",
+    "NO_PLUGINS_ENV",
+    "PluginManager",
+    "build_plugin_manager",
+    "registry_from_plugins",
+]
+
+ENTRY_POINT_GROUP = "neurogym.plugins"
+CORE_PLUGIN = "core"
+CORE_DISTRIBUTION = "neurogym-core"
+NO_PLUGINS_ENV = "NEUROGYM_NO_PLUGINS"
+DISABLE_PLUGINS_ENV = "NEUROGYM_DISABLE_PLUGINS"
+
+_SpecT = TypeVar("_SpecT", TaskSpec, WrapperSpec)
+_HOOKS: tuple[tuple[str, type[TaskSpec] | type[WrapperSpec]], ...] = (
+    ("neurogym_tasks", TaskSpec),
+    ("neurogym_wrappers", WrapperSpec),
+)
+_FALSE_VALUES = frozenset({"", "0", "false", "no", "off"})
+
+
+def _warn(plugin: str, distribution: str, problem: str) -> None:
+    origin = f" from distribution {distribution!r}" if distribution else ""
+    warnings.warn(
+        f"neurogym plugin {plugin!r}{origin} {problem}", NeurogymPluginWarning, stacklevel=3
+    )
+
+
+class PluginManager(pluggy.PluginManager):
+    """pluggy's manager for project ``"neurogym"``, remembering each plugin's distribution."""
+
+    def __init__(self) -> None:
+        super().__init__("neurogym")
+        self.add_hookspecs(hookspecs)
+        #: Plugin name (entry-point name) -> name of the distribution that installed it.
+        self.distributions: dict[str, str] = {}
+
+    def add_plugin(self, plugin: object, name: str, distribution: str = "") -> bool:
+        """Register a plugin, warning instead of raising if pluggy rejects it.
+
+        Args:
+            plugin: The plugin object (normally the hook module).
+            name: The plugin name: its entry-point name, or ``"core"``.
+            distribution: The distribution that installed it, for messages and spec attribution.
+
+        Returns:
+            True if the plugin was registered.
+        """
+        try:
+            self.register(plugin, name=name)
+        except Exception as exc:  # pluggy: name taken, registered twice, invalid hookimpl
+            _warn(name, distribution, f"was skipped: {type(exc).__name__}: {exc}")
+            return False
+        self.distributions[name] = distribution
+        self._warn_unknown_hooks(plugin, name)
+        return True
+
+    def _warn_unknown_hooks(self, plugin: object, name: str) -> None:
+        for caller in self.get_hookcallers(plugin) or ():
+            required = [
+                impl
+                for impl in caller.get_hookimpls()
+                if impl.plugin is plugin and not impl.optionalhook
+            ]
+            if required and not caller.has_spec():
+                _warn(
+                    name,
+                    self.distributions[name],
+                    f"implements {caller.name!r}, which is not a neurogym hook (a typo, or a "
+                    "hook of a newer neurogym-core?); it is never called",
+                )
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in _FALSE_VALUES
+
+
+def _disabled_plugins() -> set[str]:
+    return {item.strip() for item in os.environ.get(DISABLE_PLUGINS_ENV, "").split(",")} - {""}
+
+
+def _load_entry_points(pm: PluginManager) -> None:
+    disabled = _disabled_plugins()
+    entry_points = importlib_metadata.entry_points(group=ENTRY_POINT_GROUP)
+    for ep in sorted(entry_points, key=lambda ep: ep.name):
+        if ep.name in disabled:
+            continue
+        distribution = ep.dist.name if ep.dist is not None else ""
+        try:
+            plugin = ep.load()
+        except Exception as exc:
+            _warn(
+                ep.name,
+                distribution,
+                f"failed to load: {type(exc).__name__}: {exc}; its tasks are unavailable",
+            )
+            continue
+        pm.add_plugin(plugin, ep.name, distribution)
+
+
+def build_plugin_manager(*, discover: bool = True, include_core: bool = True) -> PluginManager:
+    """Build a fresh plugin manager.
+
+    Args:
+        discover: Load the plugins installed under the ``neurogym.plugins`` entry-point group
+            (subject to ``NEUROGYM_NO_PLUGINS`` and ``NEUROGYM_DISABLE_PLUGINS``).
+        include_core: Register neurogym-core's own hook module as plugin ``"core"``; the
+            environment variables never disable it.
+
+    Returns:
+        The manager, with every plugin that loaded registered.
+    """
+    pm = PluginManager()
+    if include_core:
+        pm.add_plugin(_builtin, CORE_PLUGIN, CORE_DISTRIBUTION)
+    if discover and not _env_flag(NO_PLUGINS_ENV):
+        _load_entry_points(pm)
+    return pm
+
+
+def _checked_specs(
+    result: object,
+    spec_type: type[TaskSpec] | type[WrapperSpec],
+    hook: str,
+    plugin: str,
+    distribution: str,
+) -> list[TaskSpec | WrapperSpec]:
+    if not isinstance(result, list | tuple):
+        _warn(
+            plugin,
+            distribution,
+            f"returned a {type(result).__name__} from {hook}(), not a list of "
+            f"{spec_type.__name__}; it is ignored",
+        )
+        return []
+    bad = [item for item in result if not isinstance(item, spec_type)]
+    if bad:
+        _warn(
+            plugin,
+            distribution,
+            f"returned items that are not {spec_type.__name__} from {hook}(): "
+            f"{reprlib.repr(bad)}; they are ignored",
+        )
+    return [item for item in result if isinstance(item, spec_type)]
+
+
+def _plugin_specs(pm: PluginManager, plugin: str) -> list[TaskSpec | WrapperSpec]:
+    """Call every hook of one plugin and attribute the specs; drop the plugin if one raises."""
+    distribution = pm.distributions.get(plugin, "")
+    specs: list[TaskSpec | WrapperSpec] = []
+    for hook, spec_type in _HOOKS:
+        for impl in getattr(pm.hook, hook).get_hookimpls():
+            if impl.plugin_name != plugin:
+                continue
+            try:
+                result = impl.function()
+            except Exception as exc:
+                _warn(
+                    plugin,
+                    distribution,
+                    f"raised in {hook}(): {type(exc).__name__}: {exc}; its tasks and wrappers "
+                    "are unavailable",
+                )
+                pm.unregister(name=plugin)
+                return []
+            checked = _checked_specs(result, spec_type, hook, plugin, distribution)
+            specs.extend(
+                dataclasses.replace(spec, plugin=plugin, distribution=distribution)
+                for spec in checked
+            )
+    return specs
+
+
+def _describe(spec: TaskSpec | WrapperSpec) -> str:
+    return f"distribution {spec.distribution or '<unknown>'!r} (plugin {spec.plugin!r})"
+
+
+def _register_unique(
+    registry: Registry, specs: Sequence[_SpecT], key: Callable[[_SpecT], str], kind: str
+) -> None:
+    groups: dict[str, list[_SpecT]] = {}
+    for spec in specs:
+        groups.setdefault(key(spec), []).append(spec)
+    for name, group in sorted(groups.items()):
+        if len(group) == 1:
+            registry.register(group[0])
+            continue
+        owners = [_describe(spec) for spec in group]
+        warnings.warn(
+            f"{kind} {name!r} is declared by {', '.join(owners[:-1])} and {owners[-1]}; "
+            "neither is registered. Uninstall one, or disable one plugin with "
+            f"{DISABLE_PLUGINS_ENV}=<plugin>",
+            NeurogymPluginWarning,
+            stacklevel=3,
+        )
+        registry.add_conflict(group)
+
+
+def registry_from_plugins(pm: PluginManager) -> Registry:
+    """Collect every plugin's specs into a new registry.
+
+    Each plugin's hooks are called separately, so every spec is attributed to its plugin and
+    distribution, and one failing plugin cannot hide the others.
+
+    Args:
+        pm: The plugin manager to collect from.
+
+    Returns:
+        A registry holding every task id and wrapper name declared exactly once; ids declared
+        by several plugins are recorded in :attr:`Registry.conflicts` instead.
+    """
+    specs: list[TaskSpec | WrapperSpec] = []
+    for plugin, _ in pm.list_name_plugin():
+        specs.extend(_plugin_specs(pm, plugin))
+    registry = Registry(plugin_manager=pm)
+    tasks = [spec for spec in specs if isinstance(spec, TaskSpec)]
+    wrappers = [spec for spec in specs if isinstance(spec, WrapperSpec)]
+    _register_unique(registry, tasks, lambda spec: spec.id, "task id")
+    _register_unique(registry, wrappers, lambda spec: spec.name, "wrapper name")
+    return registry

@@ -1,0 +1,74 @@
+"""The hooks a neurogym plugin can implement: the extension contract of neurogym-core.
+
+A plugin is a small module named by an entry point in the ``neurogym.plugins`` group. It holds
+only hook implementations, marked with :data:`hookimpl` (re-exported as ``neurogym.hookimpl``),
+and imports no task code::
+
+    # neurogym_perceptual/_plugin.py
+    from neurogym import TaskSpec, hookimpl
+
+    @hookimpl
+    def neurogym_tasks() -> list[TaskSpec]:
+        return [
+            TaskSpec(
+                "neurogym/PerceptualDecisionMaking-v0",
+                "neurogym_perceptual.tasks.pdm:PerceptualDecisionMaking",
+                tags=("perceptual", "two-alternative", "supervised"),
+            ),
+        ]
+
+Compatibility rule (pluggy's): adding an argument to a hook is not a breaking change, because
+an implementation may accept any subset of a hook's arguments; removing or renaming one is.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+from neurogym._specs import TaskSpec, WrapperSpec
+
+__all__ = ["hookimpl", "hookspec", "neurogym_tasks", "neurogym_wrappers"]
+
+#: Marks the hook specifications below (project name ``"neurogym"``).
+hookspec = pluggy.HookspecMarker("neurogym")
+#: Marks a plugin's hook implementations; re-exported as ``neurogym.hookimpl``.
+hookimpl = pluggy.HookimplMarker("neurogym")
+
+
+@hookspec
+def neurogym_tasks() -> list[TaskSpec]:  # type: ignore[empty-body]
+    """Declare the tasks this plugin provides.
+
+    Return specs only: each names its class by an ``"module:Class"`` string, so that listing
+    tasks imports no task code. Leave ``TaskSpec.plugin`` and ``TaskSpec.distribution`` empty;
+    discovery fills them in from the entry point.
+
+    Returns:
+        The plugin's task specs.
+
+    Implemented by: task plugins, once per plugin module (neurogym-core implements it for
+    ``neurogym/Null-v0``).
+
+    Call semantics: called once per registry build, for each plugin separately and without
+    arguments; results are not chained (no ``firstresult``). A plugin whose call raises, or
+    that returns something other than a list of ``TaskSpec``, is skipped with a
+    ``NeurogymPluginWarning``. An id declared by two plugins is registered for neither.
+    """
+
+
+@hookspec
+def neurogym_wrappers() -> list[WrapperSpec]:  # type: ignore[empty-body]
+    """Declare the wrappers this plugin provides for ``neurogym.make(..., wrappers=[...])``.
+
+    Returns:
+        The plugin's wrapper specs; each entry point is called as ``cls(env, **kwargs)``.
+
+    Implemented by: plugins that ship wrappers (neurogym-core ships none).
+
+    Call semantics: as :func:`neurogym_tasks`: once per registry build, per plugin, without
+    arguments, errors isolated; a name declared by two plugins is registered for neither.
+    """
+
+
+# The wrapper issue adds env-lifecycle hooks here (for example one called on every env that
+# ``neurogym.make`` builds), called through ``Registry.plugin_manager``.

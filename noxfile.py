@@ -1,0 +1,100 @@
+"""Developer and CI sessions for the neurogym monorepo (``nox -l`` lists them).
+
+Packages are discovered, never listed: ``neurogym-core`` plus every ``plugins/*/pyproject.toml``.
+Adding a plugin therefore touches no file here. Every session uses the interpreter nox runs on
+and installs with pip into a virtualenv (torch's CPU wheel comes from pip; uv would fetch CUDA).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nox
+
+# Read statically by nox before this file runs, and by run.py to install a matching nox.
+nox.needs_version = ">=2025.2.9"
+
+nox.options.default_venv_backend = "virtualenv"
+nox.options.error_on_external_run = True  # every tool must come from the session's venv
+nox.options.sessions = ["tests", "integration", "lint", "typecheck"]
+
+ROOT = Path(__file__).resolve().parent
+CORE = "neurogym-core"
+PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
+
+# `nox -t test` (what `python3 run.py test` runs) selects every session with this tag.
+TEST_TAG = "test"
+
+
+def packages() -> list[str]:
+    """Return every package directory, relative to the repo root: core first, then plugins.
+
+    Later sessions (template, bench, minimums) parametrize over this too.
+    """
+    plugins = sorted(p.parent.relative_to(ROOT) for p in ROOT.glob("plugins/*/pyproject.toml"))
+    return [CORE, *(p.as_posix() for p in plugins)]
+
+
+def package_test_deps(package: str) -> list[str]:
+    """Return the root ``test`` group plus the package's own ``test`` group, if it has one."""
+    deps = list(nox.project.dependency_groups(PYPROJECT, "test"))
+    own = nox.project.load_toml(ROOT / package / "pyproject.toml")
+    if "test" in own.get("dependency-groups", {}):
+        deps += nox.project.dependency_groups(own, "test")
+    return deps
+
+
+def install_editable(session: nox.Session, *dirs: str) -> None:
+    """Install core and ``dirs`` editable in one pip call, so plugins resolve the local core."""
+    unique = dict.fromkeys((CORE, *dirs))
+    session.install(*(arg for d in unique for arg in ("-e", d)))
+
+
+def skip_without_tests(session: nox.Session, tests_dir: str) -> None:
+    """Skip the session (before installing anything) if ``tests_dir`` has no test modules yet."""
+    path = ROOT / tests_dir
+    if not any(path.rglob("test_*.py")) and not any(path.rglob("*_test.py")):
+        session.skip(f"no test modules under {tests_dir}/ yet")
+
+
+@nox.session(tags=[TEST_TAG])
+@nox.parametrize("package", [nox.param(p, id=Path(p).name) for p in packages()])
+def tests(session: nox.Session, package: str) -> None:
+    """Run one package's own tests in a venv holding only core, that package and test deps."""
+    skip_without_tests(session, f"{package}/tests")
+    session.install(*package_test_deps(package))
+    install_editable(session, package)
+    session.run("pytest", f"{package}/tests", *session.posargs)
+
+
+@nox.session(tags=[TEST_TAG])
+def integration(session: nox.Session) -> None:
+    """Install core and every plugin together and run the cross-package tests in tests/."""
+    skip_without_tests(session, "tests")
+    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    install_editable(session, *packages())
+    session.run("pytest", "tests", *session.posargs)
+
+
+@nox.session(tags=[TEST_TAG])
+def lint(session: nox.Session) -> None:
+    """Check the whole repo with ruff: lint rules, then formatting (no changes are written)."""
+    session.install(*nox.project.dependency_groups(PYPROJECT, "lint"))
+    paths = session.posargs or ["."]
+    session.run("ruff", "check", *paths)
+    session.run("ruff", "format", "--check", *paths)
+
+
+@nox.session(tags=[TEST_TAG])
+def typecheck(session: nox.Session) -> None:
+    """Type-check neurogym-core/src with mypy in strict mode (config in pyproject.toml)."""
+    session.install(*nox.project.dependency_groups(PYPROJECT, "typecheck"))
+    install_editable(session)
+    session.run("mypy", *(session.posargs or [f"{CORE}/src"]))
+
+
+@nox.session(default=False)
+def demo(session: nox.Session) -> None:
+    """Install core and every plugin, list the tasks and run PerceptualDecisionMaking."""
+    install_editable(session, *packages())
+    session.run("python", "-m", "neurogym.demo", *session.posargs)

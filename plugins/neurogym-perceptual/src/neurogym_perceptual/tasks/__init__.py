@@ -1,0 +1,1 @@
+"""Task classes of neurogym-perceptual (one module per task family)."""
