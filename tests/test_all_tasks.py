@@ -52,6 +52,7 @@ def test_gymnasium_make_builds_the_same_task(task_id):
 @pytest.mark.parametrize("spec", ALL_SPECS, ids=ALL_IDS)
 def test_spec_metadata_is_complete(spec):
     assert spec.tags, f"{spec.id} has no tags"
-    assert spec.paper_name and spec.paper_link.startswith("http"), spec.id
+    assert spec.paper_name, f"{spec.id} has no paper name"
+    assert spec.paper_link.startswith("http"), f"{spec.id} has no paper link"
     assert spec.description, f"{spec.id} has no description"
     assert set(spec.tags) <= set(neurogym.tags())

@@ -81,6 +81,27 @@ def test_broken_plugin_warns_and_others_keep_working(
     assert registry.resolve("Null").plugin == CORE_PLUGIN
 
 
+def test_malformed_entry_points_txt_is_skipped(installed_fake_plugin, good_plugin):
+    site = installed_fake_plugin("fake-good", good_plugin)
+    for name, text in [
+        ("fake_mangled", "[neurogym.plugins]\nno equals sign here\n"),
+        ("unrelated_mangled", "[console_scripts]\nno equals sign here\n"),
+    ]:
+        dist_info = site / f"{name}-1.0.dist-info"
+        dist_info.mkdir()
+        (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1\n")
+        (dist_info / "entry_points.txt").write_text(text)
+    installed_fake_plugin.forget_modules()
+    with pytest.warns(NeurogymPluginWarning) as record:
+        registry = build_registry()
+    (message,) = [str(w.message) for w in record]  # none for the unrelated distribution
+    assert message.startswith(
+        "neurogym plugins of distribution 'fake_mangled' cannot be read, its entry_points.txt "
+        "is malformed: "
+    )
+    assert fake_ids(registry) == ["fake/Tiny-v0"]
+
+
 def test_plugin_raising_in_hook_is_dropped(installed_fake_plugin, good_plugin, fake_tasks_file):
     installed_fake_plugin("fake-good", good_plugin, files=fake_tasks_file)
     source = """

@@ -91,7 +91,11 @@ def test_bad_tags(tags, error, match):
     [
         ("kwargs", [("dt", 1)], "kwargs of task 'ns/Task-v0' must be a mapping"),
         ("kwargs", {1: 2}, r"must have str keys, got \[1\]"),
-        ("description", None, "description of task 'ns/Task-v0' must be a str, got NoneType: None"),
+        (
+            "description",
+            None,
+            "description of task 'ns/Task-v0' must be a str, got NoneType: None",
+        ),
         ("vectorized", 1, "vectorized of task 'ns/Task-v0' must be a bool, got 1"),
     ],
 )

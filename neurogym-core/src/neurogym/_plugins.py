@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import reprlib
 import warnings
 from collections.abc import Callable, Sequence
@@ -113,10 +114,46 @@ def _disabled_plugins() -> set[str]:
     return {item.strip() for item in os.environ.get(DISABLE_PLUGINS_ENV, "").split(",")} - {""}
 
 
+def _plugin_entry_points() -> list[importlib_metadata.EntryPoint]:
+    """The group's entry points, one distribution per name (the first on ``sys.path`` wins).
+
+    One distribution with a malformed ``entry_points.txt`` makes
+    ``importlib_metadata.entry_points`` raise; then each distribution is read on its own, so
+    that only the malformed one is skipped.
+    """
+    try:
+        return list(importlib_metadata.entry_points(group=ENTRY_POINT_GROUP))
+    except Exception:
+        return _entry_points_one_by_one()
+
+
+def _entry_points_one_by_one() -> list[importlib_metadata.EntryPoint]:
+    found: list[importlib_metadata.EntryPoint] = []
+    seen: set[str] = set()
+    for dist in importlib_metadata.distributions():
+        try:
+            key = re.sub(r"[-_.]+", "-", dist.name).lower()
+        except Exception:  # no readable name in METADATA: not a usable distribution
+            continue
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            found.extend(dist.entry_points.select(group=ENTRY_POINT_GROUP))
+        except Exception as exc:
+            if ENTRY_POINT_GROUP in (dist.read_text("entry_points.txt") or ""):
+                warnings.warn(
+                    f"neurogym plugins of distribution {dist.name!r} cannot be read, its "
+                    f"entry_points.txt is malformed: {type(exc).__name__}: {exc}",
+                    NeurogymPluginWarning,
+                    stacklevel=5,
+                )
+    return found
+
+
 def _load_entry_points(pm: PluginManager) -> None:
     disabled = _disabled_plugins()
-    entry_points = importlib_metadata.entry_points(group=ENTRY_POINT_GROUP)
-    for ep in sorted(entry_points, key=lambda ep: ep.name):
+    for ep in sorted(_plugin_entry_points(), key=lambda ep: ep.name):
         if ep.name in disabled:
             continue
         distribution = ep.dist.name if ep.dist is not None else ""

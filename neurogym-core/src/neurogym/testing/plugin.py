@@ -22,19 +22,20 @@ import sys
 import textwrap
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import importlib_metadata
 import pytest
 
-from neurogym._api import build_registry
-from neurogym._plugins import (
-    DISABLE_PLUGINS_ENV,
-    ENTRY_POINT_GROUP,
-    NO_PLUGINS_ENV,
-    PluginManager,
-    build_plugin_manager,
-)
-from neurogym._registry import Registry
+if TYPE_CHECKING:
+    from neurogym._plugins import PluginManager
+    from neurogym._registry import Registry
+
+# Literals, not imports: loading this pytest plugin must not import neurogym (which runs
+# plugin discovery); neurogym is imported inside the fixtures, only when a test asks.
+ENTRY_POINT_GROUP = "neurogym.plugins"
+NO_PLUGINS_ENV = "NEUROGYM_NO_PLUGINS"
+DISABLE_PLUGINS_ENV = "NEUROGYM_DISABLE_PLUGINS"
 
 __all__ = [
     "FakePluginInstaller",
@@ -137,12 +138,16 @@ class FakePluginInstaller:
 @pytest.fixture
 def ngym_pm() -> PluginManager:
     """A fresh neurogym plugin manager with core registered and no entry points loaded."""
+    from neurogym._plugins import build_plugin_manager
+
     return build_plugin_manager(discover=False)
 
 
 @pytest.fixture
 def ngym_registry() -> Registry:
     """A fresh registry holding only core's tasks; the default registry is untouched."""
+    from neurogym._api import build_registry
+
     return build_registry(discover=False)
 
 
