@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from typing import Any, ClassVar, SupportsFloat
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -64,7 +64,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         "paper_name": None,
         "tags": [],
     }
-    rule: ClassVar[StandardDecision | None] = None
+    rule: StandardDecision | None = None
+    """The declarative step rule; a class attribute, or set per instance in ``__init__``."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -197,10 +198,20 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._refresh_rows()
         self._has_gt = builder._gt is not None
         self._gt_list = [] if self._gt_row is None else self._gt_row.tolist()
-        rule = type(self).rule
+        rule = self.rule
         if rule is not None:
             steps = round(self.tmax / self.dt)
             self._codes = rule.codes(self.start_t, self.end_t, steps, self.dt)
+
+    def refresh_trial(self) -> None:
+        """Re-derives the per-step tables of the current trial after it was edited in place.
+
+        ``step`` reads the reward/period codes of a declarative ``rule`` and the ground truth
+        from tables built when the trial was generated. Code that edits the current trial's
+        ``start_t``/``end_t``, ``tmax`` or the ``gt`` array afterwards (the ``ReactionTime``
+        wrapper, a ``_step`` that moves a period) calls this so the edit takes effect.
+        """
+        self._load_current()
 
     def new_trials(self, n: int, **kwargs: Any) -> TrialBatch:
         """Generates ``n`` trials at once without changing the current trial.
@@ -335,7 +346,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """One step of the task's logic; the default evaluates ``rule``."""
-        rule = type(self).rule
+        rule = self.rule
         if rule is None:
             raise NotImplementedError(
                 f"{type(self).__name__} must implement _step(action) or declare a rule"

@@ -26,6 +26,56 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         description="Two-alternative forced choice on a noisy ring stimulus (random-dot motion).",
         vectorized=True,
     ),
+    _spec(
+        "PerceptualDecisionMakingDelayResponse",
+        "perceptualdecisionmaking",
+        tags=("perceptual", "delayed response", "two-alternative", "supervised"),
+        paper_name=(
+            "Discrete attractor dynamics underlies persistent activity in the frontal cortex"
+        ),
+        paper_link="https://www.nature.com/articles/s41586-019-0919-7",
+        description="Two noisy channels, then a variable delay; report the stronger channel.",
+        vectorized=True,
+    ),
+    _spec(
+        "PulseDecisionMaking",
+        "perceptualdecisionmaking",
+        tags=("perceptual", "two-alternative", "supervised"),
+        paper_name=(
+            "Sources of noise during accumulation of evidence in unrestrained and voluntarily "
+            "head-restrained rats"
+        ),
+        paper_link="https://elifesciences.org/articles/11308",
+        description="Count brief pulses on two channels; report the one that pulsed more often.",
+        vectorized=False,
+    ),
+    _spec(
+        "ContextDecisionMaking",
+        "contextdecisionmaking",
+        tags=("perceptual", "context dependent", "two-alternative", "supervised"),
+        paper_name="Context-dependent computation by recurrent dynamics in prefrontal cortex",
+        paper_link="https://www.nature.com/articles/nature12742",
+        description="Two ring stimuli in two modalities; report the one the context selects.",
+        vectorized=True,
+    ),
+    _spec(
+        "MultiSensoryIntegration",
+        "multisensory",
+        tags=("perceptual", "two-alternative", "supervised"),
+        paper_name="Multisensory decision-making in rats and humans",
+        paper_link="https://www.jneurosci.org/content/32/11/3726",
+        description="One direction in two modalities that share the coherence; integrate both.",
+        vectorized=True,
+    ),
+    _spec(
+        "AntiReach",
+        "antireach",
+        tags=("perceptual", "steps action space"),
+        paper_name="Look away: the anti-saccade task and the voluntary control of eye movement",
+        paper_link="https://www.nature.com/articles/nrn1345",
+        description="Respond opposite to (anti) or at (pro) a stimulus on a ring.",
+        vectorized=True,
+    ),
 )
 
 

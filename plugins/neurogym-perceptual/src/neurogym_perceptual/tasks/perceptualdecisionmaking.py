@@ -10,7 +10,11 @@ import numpy as np
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces
 
-__all__ = ["PerceptualDecisionMaking"]
+__all__ = [
+    "PerceptualDecisionMaking",
+    "PerceptualDecisionMakingDelayResponse",
+    "PulseDecisionMaking",
+]
 
 DEFAULT_COHS = (0.0, 6.4, 12.8, 25.6, 51.2)
 
@@ -127,3 +131,296 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
         b.add_randn(0, self.sigma, "stimulus", where="stimulus")
         b.set_groundtruth(ground_truth, "decision", where="choice")
         return {}
+
+
+DELAY_CHOICES = (300, 500, 700, 900, 1200, 2000, 3200, 4000)
+"""Delay durations (ms) of PerceptualDecisionMakingDelayResponse, drawn uniformly."""
+
+
+def _int_at_least(name: str, value: Any, minimum: int) -> int:
+    """``value`` as an int ``>= minimum``; raises ValueError naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _number(name: str, value: Any, low: float = -np.inf) -> float:
+    """``value`` as a finite float ``>= low``; raises ValueError naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    number = float(value)
+    if not np.isfinite(number) or number < low:
+        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
+    return number
+
+
+class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
+    """Two-alternative forced choice with the response given after a variable delay.
+
+    ## Description
+    After a stimulus in which two noisy channels differ by the coherence, the agent must hold
+    the decision through a delay of variable length and report the stronger channel in the
+    response window (the delayed-response design of Inagaki et al. 2019).
+
+    ## Trial structure (periods)
+    ``fixation`` (0 ms) → ``stimulus`` (1150 ms) → ``delay`` (one of 300, 500, 700, 900, 1200,
+    2000, 3200 or 4000 ms, uniformly) → ``decision`` (1500 ms). Sampled durations are floored to
+    a multiple of ``dt`` (the stimulus lasts 11 steps at ``dt=100``): 29 to 66 steps per trial.
+
+    ## Observation space (named dims)
+    ``Box(-inf, inf, (3,), float32)`` with unnamed dims, as upstream. Dim 0 (fixation cue) is
+    1 in the fixation, stimulus and delay periods. Dims 1 and 2 carry ``(1 + coh/100) / 2`` on the
+    channel of the ground truth and ``(1 - coh/100) / 2`` on the other one during the stimulus,
+    plus Gaussian noise of std ``sigma / sqrt(dt)``. Every dim is 0 in the decision period.
+
+    ## Action space
+    ``Discrete(3)`` with unnamed actions: 0 fixates, 1 and 2 choose channel 1 or 2.
+
+    ## Reward
+    ``abort`` (-0.1) for a non-zero action in the fixation period (empty by default; the trial
+    goes on). In the decision period any choice ends the trial with ``correct`` (+1,
+    performance 1) or ``fail`` (0). Responding during the stimulus or the delay costs nothing.
+
+    ## Arguments
+    dt: Step size in ms (100).
+    rewards: Overrides of the reward dict.
+    timing: Overrides of the timing dict (any timing spec form).
+    stim_scale: Multiplies the coherences (0, 6.4, 12.8, 25.6, 51.2): the difficulty (1.0).
+    sigma: Input noise, scaled by ``1 / sqrt(dt)`` (1.0).
+
+    Trial dict: ``ground_truth`` (the correct action, 1 or 2), ``coh`` (percent, already scaled
+    by ``stim_scale``), ``sigma`` (the per-step noise std ``sigma / sqrt(dt)``; forcing
+    ``sigma=`` sets that std directly).
+
+    ## References
+    Inagaki, Fontolan, Romani & Svoboda (2019), "Discrete attractor dynamics underlies
+    persistent activity in the frontal cortex", Nature 566:212-217.
+
+    ## Version history
+    v0: as upstream NeuroGym 2.3.1 (defaults, spaces, periods, rewards, trial-dict keys);
+    trials are generated batch-natively and drawn from the env's seeded generator; invalid
+    ``stim_scale`` or ``sigma`` raise ``ValueError``.
+    """
+
+    metadata = {  # noqa: RUF012
+        "paper_link": "https://www.nature.com/articles/s41586-019-0919-7",
+        "paper_name": (
+            "Discrete attractor dynamics underlies persistent activity in the frontal cortex"
+        ),
+        "tags": ["perceptual", "delayed response", "two-alternative", "supervised"],
+    }
+    rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
+
+    def __init__(
+        self,
+        dt: float = 100,
+        rewards: Mapping[str, float] | None = None,
+        timing: Mapping[str, Any] | None = None,
+        stim_scale: float = 1.0,
+        sigma: float = 1.0,
+    ) -> None:
+        super().__init__(dt=dt)
+        self.stim_scale = _number("stim_scale", stim_scale)
+        self.choices = np.array([1, 2])
+        self.cohs = np.asarray(DEFAULT_COHS, dtype=float) * self.stim_scale
+        self.sigma = _number("sigma", sigma, low=0.0) / np.sqrt(self.dt)
+        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+        if rewards:
+            self.rewards.update(rewards)
+        self.timing = {"fixation": 0, "stimulus": 1150, "delay": DELAY_CHOICES, "decision": 1500}
+        if timing:
+            self.timing.update(timing)
+        self.abort = False
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(3,), dtype=np.float32)
+        self.action_space = spaces.Discrete(3)
+
+    def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
+        ground_truth = b.choice("ground_truth", self.choices)
+        coh = b.choice("coh", self.cohs)
+        sigma = b.set_param("sigma", kwargs.get("sigma", self.sigma)).astype(float)
+        b.add_period(["fixation", "stimulus", "delay", "decision"])
+        cue = np.array([1.0, 0.0, 0.0])
+        b.set_ob(cue, "fixation")
+        b.set_ob(cue, "delay")
+        signed = np.where(ground_truth[:, None] == self.choices[None, :], 1.0, -1.0)
+        evidence = (1 + signed * (coh[:, None] / 100)) / 2
+        b.set_ob(np.concatenate([np.ones((b.n, 1)), evidence], axis=1), "stimulus")
+        start, end = b.period_steps("stimulus")
+        longest = int(np.max(np.asarray(end) - np.asarray(start)))
+        if longest > 0:
+            noise = b.rng.standard_normal((b.n, longest, 2)) * sigma.reshape(-1, 1, 1)
+            b.add_ob(noise, "stimulus", where=[1, 2], per_step=True)
+        b.set_groundtruth(ground_truth, "decision")
+        return {}
+
+
+class PulseDecisionMaking(ngym.TrialEnv):
+    """Count brief pulses on two channels and report the channel that pulsed more often.
+
+    ## Description
+    A Poisson-clicks style accumulation task (Scott et al. 2015). Each trial has ``n_bin``
+    bins; at the start of each bin, each channel pulses for one brief cue with its own
+    probability. One channel pulses with probability ``p_pulse[0]``, the other with
+    ``p_pulse[1]`` (which one is random). The correct choice is the channel with more pulses;
+    ties are broken at random.
+
+    ## Trial structure (periods)
+    ``fixation`` (500 ms) → ``cue0`` (10 ms) → ``bin0`` (240 ms) → ... → ``cue{n_bin-1}`` →
+    ``bin{n_bin-1}`` → ``decision`` (500 ms): 250 steps at the default ``dt=10`` and ``n_bin=6``.
+    Cues shorter than ``dt`` vanish (with a warning), so keep ``dt <= 10``.
+
+    ## Observation space (named dims)
+    ``Box(-inf, inf, (3,), float32)``: ``fixation`` (0) is 1 in every period but the decision;
+    ``stimulus`` (1, 2) is 1 on a channel during ``cue{i}`` if that channel pulses in bin ``i``,
+    else 0. Every dim is 0 in the decision period. There is no noise.
+
+    ## Action space
+    ``Discrete(3)``: ``fixation`` (0), ``choice`` (1, 2).
+
+    ## Reward
+    ``abort`` (-0.1) for any non-zero action outside the decision period (the trial goes on
+    unless ``abort`` is set on the env; it is False). In the decision period any choice ends
+    the trial with ``correct`` (+1, performance 1) or ``fail`` (0).
+
+    ## Arguments
+    dt: Step size in ms (10).
+    rewards: Overrides of the reward dict.
+    timing: Overrides of the timing dict (any timing spec form; keys ``fixation``,
+        ``decision``, ``cue{i}``, ``bin{i}``).
+    p_pulse: Pulse probabilities of the two channels, assigned to channels at random each
+        trial ((0.3, 0.7)).
+    n_bin: Number of bins, i.e. of potential pulses per channel (6).
+
+    Trial dict: ``ground_truth`` (choice index 0 or 1; action ``ground_truth + 1``),
+    ``pulse1`` and ``pulse2`` (``(n_bin,)`` arrays of 0.0/1.0). Forced ``pulse1``/``pulse2``
+    (``(n_bin,)`` or ``(B, n_bin)``) are shown and scored. A forced ``ground_truth`` without
+    forced pulses swaps the two channels' drawn pulses where needed, which gives exactly the
+    pulse distribution conditioned on that ground truth; with forced pulses it is used as is.
+
+    ## References
+    Scott, Constantinople, Erlich, Tank & Brody (2015), "Sources of noise during accumulation
+    of evidence in unrestrained and voluntarily head-restrained rats", eLife 4:e11308.
+
+    ## Version history
+    v0: as upstream NeuroGym 2.3.1 (defaults, spaces, periods, rewards, trial-dict keys), with
+    these differences: a forced ``ground_truth`` is honoured (upstream overwrote it with the
+    one computed from its own pulses); forced ``pulse1``/``pulse2`` drive the observations and
+    the ground truth (upstream recorded them in the trial dict but showed and scored freshly
+    drawn pulses); the env has ``choices = [0, 1]`` so ground-truth wrappers work; invalid
+    ``p_pulse``/``n_bin`` raise ``ValueError``; ``paper_name`` has single spaces. Trials are
+    generated batch-natively and drawn from the env's seeded generator.
+    """
+
+    metadata = {  # noqa: RUF012
+        "paper_link": "https://elifesciences.org/articles/11308",
+        "paper_name": (
+            "Sources of noise during accumulation of evidence in unrestrained and voluntarily "
+            "head-restrained rats"
+        ),
+        "tags": ["perceptual", "two-alternative", "supervised"],
+    }
+
+    def __init__(
+        self,
+        dt: float = 10,
+        rewards: Mapping[str, float] | None = None,
+        timing: Mapping[str, Any] | None = None,
+        p_pulse: tuple[float, float] = (0.3, 0.7),
+        n_bin: int = 6,
+    ) -> None:
+        super().__init__(dt=dt)
+        self.p_pulse = _pulse_probabilities(p_pulse)
+        self.n_bin = _int_at_least("n_bin", n_bin, 1)
+        self.choices = np.arange(2)
+        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+        if rewards:
+            self.rewards.update(rewards)
+        self.timing = {"fixation": 500, "decision": 500}
+        for i in range(self.n_bin):
+            self.timing[f"cue{i}"] = 10
+            self.timing[f"bin{i}"] = 240
+        if timing:
+            self.timing.update(timing)
+        self.abort = False
+        self.periods = ["fixation"]
+        for i in range(self.n_bin):
+            self.periods += [f"cue{i}", f"bin{i}"]
+        self.periods.append("decision")
+        self.observation_space = spaces.Box(
+            -np.inf, np.inf, shape=(3,), dtype=np.float32, name={"fixation": 0, "stimulus": [1, 2]}
+        )
+        self.action_space = spaces.Discrete(3, name={"fixation": 0, "choice": [1, 2]})
+
+    def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
+        pulses, drawn = self._pulses(b, kwargs)
+        counts = pulses.sum(axis=2)
+        jitter = -0.1 + 0.2 * b.rng.random(b.n)  # U(-0.1, 0.1): breaks ties at random
+        ground_truth = (counts[:, 0] < counts[:, 1] + jitter).astype(np.int64)
+        if "ground_truth" in kwargs:
+            forced = b.set_param("ground_truth", kwargs["ground_truth"])
+            if not np.all(np.isin(forced, self.choices)):
+                raise ValueError(f"ground_truth must be 0 or 1 (a choice index), got {forced!r}")
+            forced = forced.astype(np.int64)
+            if drawn:  # swapping the channels flips the answer unless the counts tie
+                swap = (forced != ground_truth)[:, None, None]
+                pulses = np.where(swap, pulses[:, ::-1], pulses)
+            ground_truth = forced
+        b.set_param("ground_truth", ground_truth)
+        b.set_param("pulse1", pulses[:, 0])
+        b.set_param("pulse2", pulses[:, 1])
+        b.add_period(self.periods)
+        b.add_ob(1, None, where="fixation")
+        for i in range(self.n_bin):
+            b.add_ob(pulses[:, :, i], f"cue{i}", where="stimulus")
+        b.set_ob(0, "decision")
+        b.set_groundtruth(ground_truth, "decision", where="choice")
+        return {}
+
+    def _pulses(self, b: BatchBuilder, kwargs: dict[str, Any]) -> tuple[np.ndarray, bool]:
+        """Pulse trains ``(B, 2, n_bin)`` and whether they were drawn (not forced)."""
+        swap = b.rng.random(b.n) < 0.5
+        probs = np.where(swap[:, None], self.p_pulse[::-1], self.p_pulse)
+        pulses = (b.rng.random((b.n, 2, self.n_bin)) < probs[:, :, None]).astype(float)
+        forced = [name for name in ("pulse1", "pulse2") if name in kwargs]
+        for name in forced:
+            pulses[:, int(name[-1]) - 1] = self._forced_train(name, kwargs[name], b.n)
+        return pulses, not forced
+
+    def _forced_train(self, name: str, value: Any, n: int) -> np.ndarray:
+        """A forced pulse train as ``(n, n_bin)`` floats; ValueError on a wrong shape."""
+        arr = np.asarray(value, dtype=float)
+        if arr.shape == (self.n_bin,):
+            return np.broadcast_to(arr, (n, self.n_bin))
+        if arr.shape == (n, self.n_bin):
+            return arr
+        raise ValueError(
+            f"{name} must have shape ({self.n_bin},) or ({n}, {self.n_bin}) for a batch of "
+            f"{n}, got {arr.shape}"
+        )
+
+    def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        reward = 0.0
+        new_trial = False
+        if action != 0:
+            if self.in_period("decision"):
+                new_trial = True
+                if action == self.gt_now:
+                    reward = self.rewards["correct"]
+                    self.performance = 1
+                else:
+                    reward = self.rewards["fail"]
+            else:
+                new_trial = self.abort
+                reward = self.rewards["abort"]
+        return self.ob_now, reward, False, False, {"new_trial": new_trial}
+
+
+def _pulse_probabilities(p_pulse: Any) -> tuple[float, float]:
+    """Validates ``p_pulse``: two probabilities in [0, 1]."""
+    values = tuple(p_pulse) if isinstance(p_pulse, (list, tuple, np.ndarray)) else ()
+    if len(values) != 2:
+        raise ValueError(f"p_pulse must be two probabilities (p1, p2), got {p_pulse!r}")
+    first, second = (_number(f"p_pulse[{i}]", value) for i, value in enumerate(values))
+    if not (0 <= first <= 1 and 0 <= second <= 1):
+        raise ValueError(f"p_pulse values must lie in [0, 1], got {p_pulse!r}")
+    return first, second

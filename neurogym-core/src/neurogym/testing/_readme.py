@@ -1,0 +1,75 @@
+"""A plugin README's task table, generated from its TaskSpecs and checked by its tests.
+
+Between the markers ``<!-- task-table:start -->`` and ``<!-- task-table:end -->`` a README
+holds the table that :func:`task_table` renders. ``python -m neurogym.testing.readme PLUGIN
+README.md`` rewrites it; :func:`check_readme_table` (called from the plugin's tests) fails when
+it is stale.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["check_readme_table", "main", "task_table", "update_readme_table"]
+
+START = "<!-- task-table:start -->"
+END = "<!-- task-table:end -->"
+_BLOCK = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
+
+
+def task_table(plugin: str) -> str:
+    """The markdown table of the installed plugin ``plugin``'s tasks (id, tags, paper)."""
+    import neurogym  # noqa: PLC0415  (imported on use: this module is loaded by pytest)
+
+    specs = neurogym.tasks(plugin=plugin)
+    if not specs:
+        raise LookupError(f"no installed plugin {plugin!r} declares tasks")
+    rows = ["| id | tags | description | reference |", "|---|---|---|---|"]
+    for spec in specs:
+        paper = f"[{spec.paper_name}]({spec.paper_link})" if spec.paper_link else spec.paper_name
+        rows.append(
+            f"| `{spec.id}` | {', '.join(spec.tags)} | {spec.description} | {paper} |"
+        )
+    return "\n".join(rows)
+
+
+def _block(plugin: str) -> str:
+    return f"{START}\n{task_table(plugin)}\n{END}"
+
+
+def update_readme_table(plugin: str, readme: str | Path) -> bool:
+    """Rewrites the table in ``readme``; returns whether the file changed."""
+    path = Path(readme)
+    text = path.read_text(encoding="utf-8")
+    if not _BLOCK.search(text):
+        raise ValueError(f"{path} has no {START} ... {END} block to fill")
+    new = _BLOCK.sub(lambda _: _block(plugin), text)
+    path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def check_readme_table(plugin: str, readme: str | Path) -> None:
+    """Raises ``AssertionError`` if ``readme``'s task table differs from the specs."""
+    path = Path(readme)
+    match = _BLOCK.search(path.read_text(encoding="utf-8"))
+    if match is None:
+        raise AssertionError(f"{path} has no {START} ... {END} block")
+    if match.group(0) != _block(plugin):
+        raise AssertionError(
+            f"the task table in {path} is stale; regenerate it with "
+            f"`python -m neurogym.testing.readme {plugin} {path}`"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m neurogym.testing.readme PLUGIN README``: rewrites the task table."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2:
+        print("usage: python -m neurogym.testing.readme PLUGIN README.md", file=sys.stderr)
+        return 2
+    changed = update_readme_table(args[0], args[1])
+    print(f"{args[1]}: task table {'updated' if changed else 'already up to date'}")
+    return 0

@@ -1,0 +1,267 @@
+"""Hierarchical reasoning: infer an unannounced rule, then apply it to a timed interval."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+import neurogym as ngym
+from neurogym import BatchBuilder, spaces
+from neurogym.timing import TimingSpec
+
+__all__ = ["HierarchicalReasoning"]
+
+BLOCK_MIN, BLOCK_MAX = 10, 20
+"""A rule block lasts a uniform number of trials in ``BLOCK_MIN..BLOCK_MAX`` (inclusive)."""
+DEFAULT_DELAYS = (530, 610, 690, 770, 850, 930, 1010, 1090, 1170)
+
+
+class HierarchicalReasoning(ngym.TrialEnv):
+    """Hierarchical reasoning: judge an interval as short or long under a rule that switches.
+
+    ## Description
+    Two flashes at the same location are separated by a delay. The agent judges whether the
+    delay is longer than a threshold (the median delay, 850 ms) and answers with the flashed
+    location (pro) or the opposite one (anti). Which interval maps to pro depends on a rule
+    that switches between blocks of 10 to 20 trials without announcement; at the start of each
+    trial the agent reports the rule it believes in (Sarafyazd & Jazayeri 2019).
+
+    ## Trial structure (periods)
+    ``fixation`` (``TruncExp(600, 400, 800)``) → ``rule_target`` (1000 ms) → ``fixation2``
+    (``TruncExp(600, 400, 900)``) → ``flash1`` (100 ms) → ``delay`` (one of 530, 610, …,
+    1170 ms) → ``flash2`` (100 ms) → ``decision`` (700 ms).
+
+    ## Observation space (named dims)
+    ``Box(-inf, inf, (5,), float32)``: ``fixation`` (0) is 1 except in the decision period;
+    ``rule`` (1, 2) are both 1 during ``rule_target`` (the rule is not cued); ``stimulus``
+    (3, 4): the flashed location is 1 during ``flash1`` and ``flash2``.
+
+    ## Action space
+    ``Discrete(5)``: ``fixation`` (0), ``rule`` (1, 2), ``choice`` (3, 4).
+
+    ## Reward
+    During ``rule_target`` every step records whether the action is the current rule's action
+    (``gt``); the last one counts. In the decision period any action other than 0 ends the
+    trial with ``correct`` (+1, performance 1) if it equals ``gt`` **and** the rule was chosen
+    correctly, else ``fail`` (0). Elsewhere an action other than 0 pays ``abort`` (-0.1) and
+    ends the trial only when ``abort`` is True.
+
+    Ground truth: ``rule + 1`` during ``rule_target``; the choice action ``3 + choice`` in the
+    decision period, where ``choice`` is the flashed location on pro trials and the other one
+    on anti trials. A trial is pro when ``long_interval == rule``; ``long_interval`` is
+    ``interval > 850 + U(-0.5, 0.5)`` (the jitter only breaks exact ties).
+
+    Rule blocks: the first trial after ``reset`` starts a block with rule 1; a block lasts a
+    uniform 10..20 trials, then the rule flips. The block state lives in the env and advances
+    with every generated trial: ``new_trial()`` advances it by one, ``new_trials(B)`` assigns
+    its ``B`` trials to the next ``B`` positions of the sequence (trial ``i`` of the batch is
+    the ``i``-th next trial) and advances it by ``B``; ``reset()`` restarts it.
+
+    ## Arguments
+    dt: Step size in ms (100).
+    rewards: Overrides of the reward dict.
+    timing: Overrides of the timing dict (any timing spec form; ``delay`` must be a constant,
+        choice, uniform or truncated-exponential spec, whose median is the threshold).
+
+    Trial dict: ``interval`` (the delay in ms), ``long_interval``, ``pro_choice``, ``rule``
+    (0/1), ``stimulus`` (flashed location 0/1), ``ground_truth`` (choice index 0/1). Forcing
+    ``interval``, ``rule`` or ``stimulus`` is honoured; a forced ``ground_truth`` sets the
+    flashed location that makes it correct.
+
+    ## References
+    Sarafyazd & Jazayeri (2019), "Hierarchical reasoning by neural circuits in the frontal
+    cortex", Science 364(6441):eaav8911.
+
+    ## Version history
+    v0: as upstream NeuroGym 2.3.1 (defaults, spaces, periods, rewards) with these
+    differences:
+
+    * the long/short threshold is the median delay, 850 ms (upstream took the median of the
+      second delay value only, 610 ms, so two thirds of the trials were "long");
+    * the delay period lasts ``interval``, the value the ground truth is computed from
+      (upstream drew the delay period's duration again, independently of ``interval``, so the
+      ground truth did not depend on the delay shown);
+    * a forced ``interval`` sets the delay and the long/short judgement (upstream recorded it
+      only); a forced ``ground_truth`` is honoured; the trial dict adds ``ground_truth``;
+    * the rule-block sequence restarts at ``reset`` (upstream drew the first block at
+      construction from an unseeded generator) and ``trial_length_stats`` does not advance it;
+    * whether the rule was chosen correctly is forgotten at the start of every trial (upstream
+      kept it across a trial that timed out).
+    """
+
+    metadata = {  # noqa: RUF012
+        "paper_link": "https://science.sciencemag.org/content/364/6441/eaav8911",
+        "paper_name": "Hierarchical reasoning by neural circuits in the frontal cortex",
+        "tags": ["perceptual", "two-alternative", "supervised"],
+    }
+
+    def __init__(
+        self,
+        dt: float = 100,
+        rewards: Mapping[str, float] | None = None,
+        timing: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(dt=dt)
+        self.choices = np.arange(2)
+        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+        if rewards:
+            self.rewards.update(rewards)
+        self.timing = {
+            "fixation": ngym.TruncExp(600, 400, 800),
+            "rule_target": 1000,
+            "fixation2": ngym.TruncExp(600, 400, 900),
+            "flash1": 100,
+            "delay": DEFAULT_DELAYS,
+            "flash2": 100,
+            "decision": 700,
+        }
+        if timing:
+            self.timing.update(timing)
+        self.mid_delay = median_ms(self.timing.spec("delay"))
+        self.abort = False
+        self.observation_space = spaces.Box(
+            -np.inf,
+            np.inf,
+            shape=(5,),
+            dtype=np.float32,
+            name={"fixation": 0, "rule": [1, 2], "stimulus": [3, 4]},
+        )
+        self.action_space = spaces.Discrete(
+            5, name={"fixation": 0, "rule": [1, 2], "choice": [3, 4]}
+        )
+        self.chose_correct_rule = False
+        self._restart_blocks()
+
+    # ------------------------------------------------------------------ rule blocks
+    def _restart_blocks(self) -> None:
+        """Puts the block sequence before its first block (whose rule will be 1)."""
+        self.rule = 0
+        self.block_size = 0
+        self.trial_in_block = 0
+
+    def _next_rules(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Rules of the next ``n`` trials of the block sequence; advances it by ``n``."""
+        rules = np.empty(n, dtype=np.int64)
+        done = 0
+        while done < n:
+            if self.trial_in_block >= self.block_size:
+                self.rule = 1 - self.rule
+                self.block_size = int(rng.integers(BLOCK_MIN, BLOCK_MAX + 1))
+                self.trial_in_block = 0
+            take = min(self.block_size - self.trial_in_block, n - done)
+            rules[done : done + take] = self.rule
+            self.trial_in_block += take
+            done += take
+        return rules
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Starts a new episode and a new rule-block sequence (see ``TrialEnv.reset``)."""
+        self._restart_blocks()
+        self.chose_correct_rule = False
+        return super().reset(seed=seed, options=options)
+
+    # ------------------------------------------------------------------ trials
+    def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
+        rules = self._next_rules(b.rng, b.n)
+        rule = b.set_param("rule", kwargs.get("rule", rules))
+        _check_binary("rule", rule)
+        b.add_period(["fixation", "rule_target", "fixation2", "flash1"])
+        interval = self._add_delay(b)
+        b.add_period(["flash2", "decision"], after="delay")
+        long_interval = interval > self.mid_delay + (b.rng.random(b.n) - 0.5)
+        pro_choice = long_interval.astype(np.int64) == rule
+        stimulus, choice = self._stimulus_and_choice(b, pro_choice)
+
+        b.add_ob(1, None, where="fixation")
+        b.set_ob(0, "decision", where="fixation")
+        b.add_ob(1, "rule_target", where="rule")
+        b.add_ob(np.eye(2)[stimulus], ["flash1", "flash2"], where="stimulus")
+        b.set_groundtruth(choice, "decision", where="choice")
+        b.set_groundtruth(rule, "rule_target", where="rule")
+        return {"long_interval": long_interval, "pro_choice": pro_choice}
+
+    def _add_delay(self, b: BatchBuilder) -> np.ndarray:
+        """Adds the delay period (forced ``interval`` or sampled); returns its ms, ``(B,)``."""
+        if "interval" in b.kwargs:
+            interval = b.set_param("interval", np.asarray(b.kwargs["interval"], dtype=float))
+            b.add_period("delay", duration=interval, after="flash1")
+            return np.broadcast_to(interval, (b.n,))
+        b.add_period("delay", after="flash1")
+        duration = np.asarray(b.end_t["delay"]) - np.asarray(b.start_t["delay"])
+        return b.set_param("interval", np.broadcast_to(duration, (b.n,)).copy())
+
+    def _stimulus_and_choice(
+        self, b: BatchBuilder, pro_choice: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Flashed location and correct choice; a forced ``ground_truth`` sets the location."""
+        if "ground_truth" not in b.kwargs:
+            stimulus = b.choice("stimulus", self.choices)
+            _check_binary("stimulus", stimulus)
+            choice = np.where(pro_choice, stimulus, 1 - stimulus)
+            return stimulus, b.set_param("ground_truth", choice)
+        choice = b.set_param("ground_truth", b.kwargs["ground_truth"])
+        _check_binary("ground_truth", choice)
+        stimulus = np.where(pro_choice, choice, 1 - choice)
+        if "stimulus" in b.kwargs and np.any(b.kwargs["stimulus"] != stimulus):
+            raise ValueError(
+                f"forced stimulus={b.kwargs['stimulus']!r} and "
+                f"ground_truth={b.kwargs['ground_truth']!r} contradict each other under this "
+                "trial's rule and interval; force only one of them"
+            )
+        return b.set_param("stimulus", stimulus), choice
+
+    # ------------------------------------------------------------------ stepping
+    def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self.t_ind == 0:
+            self.chose_correct_rule = False
+        reward = 0.0
+        new_trial = False
+        gt = self.gt_now
+        if self.in_period("decision"):
+            if action != 0:
+                new_trial = True
+                if action == gt and self.chose_correct_rule:
+                    reward = self.rewards["correct"]
+                    self.performance = 1
+                else:
+                    reward = self.rewards["fail"]
+        elif self.in_period("rule_target"):
+            self.chose_correct_rule = action == gt
+        elif action != 0:
+            reward = self.rewards["abort"]
+            new_trial = self.abort
+        return self.ob_now, reward, False, False, {"new_trial": new_trial, "gt": gt}
+
+
+def median_ms(spec: TimingSpec) -> float:
+    """The median duration in ms of a timing spec (the long/short threshold).
+
+    Raises:
+        ValueError: The spec is a callable or an ``until`` spec, whose median is unknown.
+    """
+    kind, args = spec.kind, spec.args
+    if kind in ("constant", "choice"):
+        return float(np.median(args))
+    if kind == "uniform":
+        return (args[0] + args[1]) / 2
+    if kind == "truncated_exponential":
+        mean, low, high = args
+        if low >= high:
+            return high
+        tail = 0.0 if math.isinf(high) else math.exp(-high / mean)
+        return -mean * math.log((math.exp(-low / mean) + tail) / 2)
+    raise ValueError(
+        f"timing['delay'] = {spec.raw!r}: the long/short threshold is the median delay, so the "
+        "delay must be a constant, choice, uniform or truncated-exponential spec"
+    )
+
+
+def _check_binary(name: str, values: np.ndarray) -> None:
+    bad = (values != 0) & (values != 1)
+    if np.any(bad):
+        raise ValueError(f"{name} must be 0 or 1, got {np.asarray(values)[bad].tolist()}")
