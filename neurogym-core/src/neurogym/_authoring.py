@@ -175,8 +175,8 @@ class AuthoringMixin:
         if where is None:
             return None
         target = self.observation_space if space == "observation" else self.action_space
-        cacheable = isinstance(where, (str, int))
-        key = (id(target), where)
+        cacheable = isinstance(where, (str, int, range))
+        key = (id(target), where)  # a range hashes by its start, stop and step
         if cacheable:
             cache = self.__dict__.setdefault("_where_cache", {})
             if key in cache:

@@ -197,7 +197,10 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         builder = self._current_builder()
         self._refresh_rows()
         self._has_gt = builder._gt is not None
-        self._gt_list = [] if self._gt_row is None else self._gt_row.tolist()
+        gt = self._gt_row
+        # Scalars as Python numbers (fast to compare); vector ground truths (Box actions) as
+        # one array per step, as the action space holds them.
+        self._gt_list = [] if gt is None else (gt.tolist() if gt.ndim == 1 else list(gt))
         rule = self.rule
         if rule is not None:
             steps = round(self.tmax / self.dt)

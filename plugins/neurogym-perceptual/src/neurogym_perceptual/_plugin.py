@@ -76,6 +76,41 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         description="Respond opposite to (anti) or at (pro) a stimulus on a ring.",
         vectorized=True,
     ),
+    _spec(
+        "SpatialSuppressMotion",
+        "spatialsuppressmotion",
+        tags=("perceptual", "plaid", "motion", "center-surround"),
+        paper_name=(
+            "Perceptual consequences of centre-surround antagonism in visual motion processing"
+        ),
+        paper_link="https://www.nature.com/articles/nature01800",
+        description=(
+            "Report motion direction; the gt follows human centre-surround suppression data."
+        ),
+        vectorized=False,
+    ),
+    _spec(
+        "ToneDetection",
+        "tonedetection",
+        tags=("auditory", "perceptual", "supervised", "decision"),
+        paper_name=(
+            "Representation of Tones in Noise in the Responses of Auditory Nerve Fibers in Cats"
+        ),
+        paper_link="https://www.jneurosci.org/content/jneuro/5/12/3261.full.pdf",
+        description="Report whether, and at which of three times, a brief tone occurred in noise.",
+        vectorized=True,
+    ),
+    _spec(
+        "AnnubesEnv",
+        "annubes",
+        tags=("n-alternative", "perceptual", "supervised"),
+        paper_name=(
+            "Training Artificial Neural Networks to Uncover Behavioral Strategies in neuroscience"
+        ),
+        paper_link="https://research-software-directory.org/projects/annubes",
+        description="Respond during a (multi)modal stimulus, withhold on catch trials (ANNUBeS).",
+        vectorized=False,
+    ),
 )
 
 

@@ -450,7 +450,7 @@ class AnnubesEnv(ngym.TrialEnv):
         b.add_period(["fixation", "stimulus", "iti"])
         b.add_ob(self.fix_intensity, "fixation", where="fixation")
         b.add_ob(1, "stimulus", where="start")
-        mod_dims = range(2, 2 + len(self._dims))
+        mod_dims = slice(2, 2 + len(self._dims))
         b.add_ob(values, "stimulus", where=mod_dims)
         start, end = b.period_steps("stimulus")
         longest = int(np.max(np.asarray(end) - np.asarray(start)))
