@@ -61,7 +61,13 @@ def test_no_name_means_none():
 
 @pytest.mark.parametrize(
     ("value", "bad"),
-    [(3, "[3]"), (-1, "[-1]"), ([0, 3, 7], "[3, 7]"), (range(2, 5), "[3, 4]"), (np.array([5]), "[5]")],
+    [
+        (3, "[3]"),
+        (-1, "[-1]"),
+        ([0, 3, 7], "[3, 7]"),
+        (range(2, 5), "[3, 4]"),
+        (np.array([5]), "[5]"),
+    ],
 )
 def test_box_name_out_of_range_raises_value_error_naming_indices(value, bad):
     with pytest.raises(ValueError, match=r"name 'stim': indices ") as info:
@@ -155,7 +161,9 @@ def test_repr_shows_names():
     assert repr(spaces.Box(0.0, 1.0, shape=(3,))) == "Box(0.0, 1.0, (3,), float32)"
     act = spaces.Discrete(3, name={"fixation": 0, "choice": [1, 2]})
     assert repr(act) == "Discrete(3, name={'fixation': 0, 'choice': (1, 2)})"
-    assert repr(spaces.Discrete(3, start=1, name={"a": 1})) == "Discrete(3, start=1, name={'a': 1})"
+    assert (
+        repr(spaces.Discrete(3, start=1, name={"a": 1})) == "Discrete(3, start=1, name={'a': 1})"
+    )
     assert repr(spaces.Discrete(4)) == "Discrete(4)"
 
 
@@ -190,7 +198,10 @@ def test_deepcopy_does_not_share_the_name_dict():
 
 def test_unpickling_a_state_without_name_gives_none():
     """Pickles made before names existed (or by plain gymnasium code) still load."""
-    for space in (spaces.Box(0.0, 1.0, shape=(2,), name={"a": 0}), spaces.Discrete(2, name={"a": 0})):
+    for space in (
+        spaces.Box(0.0, 1.0, shape=(2,), name={"a": 0}),
+        spaces.Discrete(2, name={"a": 0}),
+    ):
         state = dict(space.__dict__)
         del state["name"]
         fresh = type(space).__new__(type(space))
@@ -228,10 +239,6 @@ DISCRETE_HAS_DTYPE = "dtype" in inspect.signature(gymnasium.spaces.Discrete.__in
 
 
 @pytest.mark.skipif(not DISCRETE_HAS_DTYPE, reason="this gymnasium's Discrete has no dtype")
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: spaces.Discrete drops gymnasium's dtype= keyword (gymnasium>=1.1)",
-)
 def test_discrete_forwards_dtype():
     space = spaces.Discrete(3, dtype=np.int32, name={"a": 0})
     assert space.dtype == np.int32

@@ -33,6 +33,7 @@ class AuthoringMixin:
     _builder: BatchBuilder | None
     _ob_row: np.ndarray | None
     _gt_row: np.ndarray | None
+    _gt_list: Any
     start_t: dict[str, float]
     end_t: dict[str, float]
     start_ind: dict[str, int]
@@ -93,6 +94,9 @@ class AuthoringMixin:
         builder = self._current_builder()
         self._ob_row = None if builder._ob is None else builder._ob[0]
         self._gt_row = None if builder._gt is None else builder._gt[0]
+        # Ground truth written through the per-trial API (also inside _step) is read live by
+        # step(); loading a trial replaces this with a fast list snapshot.
+        self._gt_list = [] if self._gt_row is None else self._gt_row
 
     def add_ob(self, value: Any, period: PeriodArg = None, where: WhereArg = None) -> None:
         """Adds ``value`` to the current trial's observations of ``period`` at ``where``."""
@@ -159,29 +163,29 @@ class AuthoringMixin:
             ) from None
 
     def _action_table(self, where: WhereArg) -> np.ndarray:
-        """Action values named ``where`` (cached); index it with choice indices."""
+        """Action values named ``where`` (cached per space object); index it with choices."""
+        space = self.action_space
         cache = self.__dict__.setdefault("_action_tables", {})
-        key = (id(self.action_space), where)
-        if key not in cache:
-            cache[key] = action_table(where, self.action_space)
-        table: np.ndarray = cache[key]
+        hit = cache.get(where)
+        if hit is None or hit[0] is not space:  # the space was replaced: resolve again
+            hit = cache[where] = (space, action_table(where, space))
+        table: np.ndarray = hit[1]
         return table
 
     def _where(self, where: WhereArg, space: str = "observation") -> Any:
         """Resolves a ``where=`` argument against the observation (or action) space.
 
-        Results for names and ints are cached per space object.
+        Results for names, ints and ranges are cached per space object (the cache entry keeps
+        the space itself, so a replaced space is never served a stale index).
         """
         if where is None:
             return None
         target = self.observation_space if space == "observation" else self.action_space
-        cacheable = isinstance(where, (str, int, range))
-        key = (id(target), where)  # a range hashes by its start, stop and step
-        if cacheable:
-            cache = self.__dict__.setdefault("_where_cache", {})
-            if key in cache:
-                return cache[key]
-        index = resolve_where(where, target, space)
-        if cacheable:
-            cache[key] = index
-        return index
+        if not isinstance(where, (str, int, range)):
+            return resolve_where(where, target, space)
+        cache = self.__dict__.setdefault("_where_cache", {})
+        key = (space, where)  # a range hashes by its start, stop and step
+        hit = cache.get(key)
+        if hit is None or hit[0] is not target:
+            hit = cache[key] = (target, resolve_where(where, target, space))
+        return hit[1]

@@ -30,6 +30,16 @@ def _is_positive_number(value: object) -> bool:
     )
 
 
+def _row(value: Any, i: int, n: int) -> Any:
+    """Row ``i`` of a per-trial kwarg (leading axis ``n``), else the value itself (as builders)."""
+    arr = value if isinstance(value, np.ndarray) else None
+    if arr is None and isinstance(value, (list, tuple)):
+        arr = np.asarray(value, dtype=object) if value else None
+    if arr is not None and arr.ndim and arr.shape[0] == n:
+        return arr[i]
+    return value
+
+
 class EmptyPeriodWarning(UserWarning):
     """A period with a positive timing spec lasts less than one step at this ``dt``."""
 
@@ -97,7 +107,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._builder: BatchBuilder | None = None
         self._ob_row: np.ndarray | None = None
         self._gt_row: np.ndarray | None = None
-        self._gt_list: list[Any] = []
+        self._gt_list: Any = []
         self._codes: list[int] = []
         self._has_gt = False
         self._warned_periods: set[str] = set()
@@ -203,6 +213,12 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._gt_list = [] if gt is None else (gt.tolist() if gt.ndim == 1 else list(gt))
         rule = self.rule
         if rule is not None:
+            if not isinstance(rule, StandardDecision):
+                raise TypeError(
+                    f"{type(self).__name__}.rule is reserved for the declarative step rule "
+                    f"(a neurogym.StandardDecision or None), got {rule!r}; store task state "
+                    "under another attribute name"
+                )
             steps = round(self.tmax / self.dt)
             self._codes = rule.codes(self.start_t, self.end_t, steps, self.dt)
 
@@ -237,10 +253,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         rows: list[tuple[TrialBatch, dict[str, Any]]] = []
         try:
             for i in range(n):
-                own = {
-                    k: v[i] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == n else v
-                    for k, v in kwargs.items()
-                }
+                own = {key: _row(value, i, n) for key, value in kwargs.items()}
                 self.new_trial(**own)
                 rows.append((self._current_builder().finish(None), self.trial or {}))
         finally:
@@ -393,12 +406,16 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             ``{"mean", "std", "percentile_95", "max"}`` in steps.
         """
         clone = copy.deepcopy(self)
+        # Callable timing specs may close over *this* env's generator (upstream's lambdas):
+        # put its state back afterwards, whatever the clone drew from it.
+        saved_rng = copy.deepcopy(self.np_random.bit_generator.state)
         lengths = []
         remaining = num_trials
         while remaining > 0:
             n = min(remaining, 2048)
             lengths.append(clone.new_trials(n).lengths)
             remaining -= n
+        self.np_random.bit_generator.state = saved_rng
         values = np.concatenate(lengths)
         return {
             "mean": float(values.mean()),

@@ -88,16 +88,16 @@ def resolve_where(where: WhereArg, space: Any, kind: str) -> Index:
     if isinstance(where, (int, np.integer)) and not isinstance(where, bool):
         if not -size <= int(where) < size:
             raise IndexError(f"where={where} is outside the {kind} space's {size} dims")
-        return int(where)
+        return int(where) % size
     indices = np.asarray(list(where) if isinstance(where, range) else where)
-    if indices.ndim != 1 or not np.issubdtype(indices.dtype, np.integer):
+    if indices.ndim != 1 or not (indices.size == 0 or np.issubdtype(indices.dtype, np.integer)):
         raise TypeError(
             f"where={where!r}: expected a dim name, an int, a list/range/array of ints or a slice"
         )
     bad = [int(i) for i in indices if not -size <= i < size]
     if bad:
         raise IndexError(f"where={where!r}: indices {bad} outside the {kind} space's {size} dims")
-    return _as_index(indices)
+    return _as_index(np.where(indices < 0, indices + size, indices))  # -1 is the last dim
 
 
 def fit_value(

@@ -163,6 +163,7 @@ class Discrete(_GymDiscrete):
         n: Number of actions.
         seed: Seed of the space's own sampler (forwarded to gymnasium).
         start: Smallest action (forwarded to gymnasium).
+        dtype: Integer dtype of the actions (forwarded to gymnasium; default int64).
         name: Mapping of an action name to an action value or a list/range of action values,
             e.g. ``{"fixation": 0, "choice": [1, 2]}``. ``set_groundtruth(k, where="choice")``
             maps choice index ``k`` to ``name["choice"][k]``.
@@ -178,8 +179,9 @@ class Discrete(_GymDiscrete):
         seed: int | np.random.Generator | None = None,
         start: int | np.integer[Any] = 0,
         name: NameSpec | None = None,
+        dtype: Any = np.int64,
     ) -> None:
-        super().__init__(n=n, seed=seed, start=start)
+        super().__init__(n=n, seed=seed, start=start, dtype=dtype)
         self.name: Names | None = _normalise_names(name, int(self.n), int(self.start))
 
     def __eq__(self, other: object) -> bool:

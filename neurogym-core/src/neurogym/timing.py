@@ -73,9 +73,10 @@ def trunc_exp(
     if vmin >= vmax:
         return vmax if size is None else np.full(size, float(vmax))
     u = rng.random(size)
-    lo = math.exp(-vmin / vmean)
-    hi = 0.0 if math.isinf(vmax) else math.exp(-vmax / vmean)
-    out = -vmean * np.log(lo - u * (lo - hi))
+    # Inverse CDF written relative to vmin, so nothing underflows when vmin >> vmean:
+    # x = vmin - m * log(1 - u * (1 - exp(-(vmax - vmin) / m))).
+    mass = 1.0 if math.isinf(vmax) else -math.expm1(-(vmax - vmin) / vmean)
+    out = vmin - vmean * np.log1p(-u * mass)
     return float(out) if size is None else out
 
 
@@ -295,6 +296,15 @@ class TimingDict(dict[str, Any]):
                 self[key] = value
         for key, value in kwargs.items():
             self[key] = value
+
+    def __ior__(self, other: Any) -> TimingDict:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def __or__(self, other: Any) -> TimingDict:  # type: ignore[override]
+        merged = self.copy()
+        merged.update(other)
+        return merged
 
     def setdefault(self, key: str, default: Any = None) -> Any:
         """Sets ``key`` to ``default`` (validated) if missing; returns the value."""

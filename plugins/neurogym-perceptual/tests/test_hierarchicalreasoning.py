@@ -316,12 +316,14 @@ def test_reset_restarts_the_block_sequence_and_length_stats_do_not_advance_it():
     env = fresh(10)
     for _ in range(13):
         env.new_trial()
-    state = (env.rule, env.block_size, env.trial_in_block)
+    state = (env.block_rule, env.block_size, env.trial_in_block)
     env.trial_length_stats(2000)
-    assert (env.rule, env.block_size, env.trial_in_block) == state
+    assert (env.block_rule, env.block_size, env.trial_in_block) == state
     env.reset(seed=10)
     assert env.trial["rule"] == 1
+    assert env.block_rule == 1
     assert env.trial_in_block == 1
+    assert env.rule is None  # the step logic is custom, not a declarative rule
 
 
 def test_forced_rule_still_advances_the_blocks():

@@ -111,6 +111,47 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         description="Respond during a (multi)modal stimulus, withhold on catch trials (ANNUBeS).",
         vectorized=False,
     ),
+    _spec(
+        "PostDecisionWager",
+        "postdecisionwager",
+        tags=("perceptual", "delayed response", "confidence"),
+        paper_name=(
+            "Representation of Confidence Associated with a Decision by Neurons in the "
+            "Parietal Cortex"
+        ),
+        paper_link="https://science.sciencemag.org/content/324/5928/759.long",
+        description="Perceptual choice, or on wager trials a sure target that pays less.",
+        vectorized=False,
+    ),
+    _spec(
+        "ProbabilisticReasoning",
+        "probabilisticreasoning",
+        tags=("perceptual", "two-alternative", "supervised"),
+        paper_name="Probabilistic reasoning by neurons",
+        paper_link="https://www.nature.com/articles/nature05852",
+        description="Shapes shown one by one carry log-odds evidence; report the favoured side.",
+        vectorized=True,
+    ),
+    _spec(
+        "HierarchicalReasoning",
+        "hierarchicalreasoning",
+        tags=("perceptual", "two-alternative", "supervised"),
+        paper_name="Hierarchical reasoning by neural circuits in the frontal cortex",
+        paper_link="https://science.sciencemag.org/content/364/6441/eaav8911",
+        description=(
+            "Judge a delay short or long under a rule that switches in unannounced blocks."
+        ),
+        vectorized=False,
+    ),
+    _spec(
+        "Detection",
+        "detection",
+        tags=("perceptual", "reaction time", "go-no-go", "supervised"),
+        paper_name="NeuroGym: An open resource for developing and sharing neuroscience tasks",
+        paper_link="https://doi.org/10.31234/osf.io/aqc9n",
+        description="Go as soon as a brief pulse appears in a noisy input; withhold on no-go.",
+        vectorized=False,
+    ),
 )
 
 

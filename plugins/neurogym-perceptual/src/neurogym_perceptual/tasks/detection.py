@@ -163,8 +163,9 @@ class Detection(ngym.TrialEnv):
         elif self.delay is not None:
             steps = np.full(b.n, math.floor(self.delay / self.dt + _EPS), dtype=np.int64)
         else:
-            return np.floor(b.rng.random(b.n) * latest).astype(np.int64)
-        return np.minimum(steps, latest)
+            steps = np.floor(b.rng.random(b.n) * latest).astype(np.int64)
+        onsets: np.ndarray = np.minimum(steps, latest)
+        return onsets
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self.t_ind == 0:

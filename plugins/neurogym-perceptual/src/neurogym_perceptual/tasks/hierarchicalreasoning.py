@@ -52,10 +52,12 @@ class HierarchicalReasoning(ngym.TrialEnv):
     Ground truth: ``rule + 1`` during ``rule_target``; the choice action ``3 + choice`` in the
     decision period, where ``choice`` is the flashed location on pro trials and the other one
     on anti trials. A trial is pro when ``long_interval == rule``; ``long_interval`` is
-    ``interval > 850 + U(-0.5, 0.5)`` (the jitter only breaks exact ties).
+    ``interval > mid_delay + U(-0.5, 0.5)``, ``interval`` being the delay shown (floored to
+    ``dt``) and ``mid_delay`` the median delay, 850 ms (the jitter only breaks exact ties).
 
     Rule blocks: the first trial after ``reset`` starts a block with rule 1; a block lasts a
-    uniform 10..20 trials, then the rule flips. The block state lives in the env and advances
+    uniform 10..20 trials (drawn from ``rng``), then the rule flips. The block state
+    (``block_rule``, ``block_size``, ``trial_in_block``) lives in the env and advances
     with every generated trial: ``new_trial()`` advances it by one, ``new_trials(B)`` assigns
     its ``B`` trials to the next ``B`` positions of the sequence (trial ``i`` of the batch is
     the ``i``-th next trial) and advances it by ``B``; ``reset()`` restarts it.
@@ -89,7 +91,11 @@ class HierarchicalReasoning(ngym.TrialEnv):
     * the rule-block sequence restarts at ``reset`` (upstream drew the first block at
       construction from an unseeded generator) and ``trial_length_stats`` does not advance it;
     * whether the rule was chosen correctly is forgotten at the start of every trial (upstream
-      kept it across a trial that timed out).
+      kept it across a trial that timed out);
+    * the block state is ``block_rule``, ``block_size`` and ``trial_in_block`` (upstream's
+      ``rule`` attribute is the env's step rule in neurogym, None here); ``block_rule`` is the
+      rule of the latest generated trial (upstream flipped ``rule`` as soon as a block's last
+      trial was generated).
     """
 
     metadata = {  # noqa: RUF012
@@ -138,7 +144,7 @@ class HierarchicalReasoning(ngym.TrialEnv):
     # ------------------------------------------------------------------ rule blocks
     def _restart_blocks(self) -> None:
         """Puts the block sequence before its first block (whose rule will be 1)."""
-        self.rule = 0
+        self.block_rule = 0
         self.block_size = 0
         self.trial_in_block = 0
 
@@ -148,11 +154,11 @@ class HierarchicalReasoning(ngym.TrialEnv):
         done = 0
         while done < n:
             if self.trial_in_block >= self.block_size:
-                self.rule = 1 - self.rule
+                self.block_rule = 1 - self.block_rule
                 self.block_size = int(rng.integers(BLOCK_MIN, BLOCK_MAX + 1))
                 self.trial_in_block = 0
             take = min(self.block_size - self.trial_in_block, n - done)
-            rules[done : done + take] = self.rule
+            rules[done : done + take] = self.block_rule
             self.trial_in_block += take
             done += take
         return rules

@@ -81,6 +81,8 @@ class PostDecisionWager(ngym.TrialEnv):
       every trial of a batch has the same period names;
     * ``rewards["correct"] == rewards["fail"]`` is rejected at construction (upstream divided
       by zero when the sure option was taken);
+    * ``metadata["paper_name"]`` is one line (upstream's string held a line break and
+      indentation);
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
@@ -102,13 +104,8 @@ class PostDecisionWager(ngym.TrialEnv):
         sigma: float = 1.0,
     ) -> None:
         super().__init__(dt=dt)
-        if isinstance(dim_ring, bool) or not isinstance(dim_ring, (int, np.integer)):
-            raise TypeError(f"dim_ring must be an int >= 2, got {dim_ring!r}")
-        if dim_ring < 2:
-            raise ValueError(f"dim_ring must be an int >= 2, got {dim_ring!r}")
-        if not isinstance(sigma, (int, float)) or isinstance(sigma, bool) or sigma < 0:
-            raise ValueError(f"sigma must be a number >= 0, got {sigma!r}")
-        dim_ring = int(dim_ring)
+        dim_ring = _check_dim_ring(dim_ring)
+        _check_sigma(sigma)
         self.dim_ring = dim_ring
         self.wagers = (True, False)
         self.theta = np.linspace(0, 2 * np.pi, dim_ring + 1)[:-1]
@@ -188,6 +185,23 @@ class PostDecisionWager(ngym.TrialEnv):
         sure, fail = self.rewards["sure"], self.rewards["fail"]
         self.performance = (sure - fail) / (self.rewards["correct"] - fail)
         return sure
+
+
+def _check_dim_ring(dim_ring: Any) -> int:
+    """``dim_ring`` as an int, or a precise error unless it is an int >= 2."""
+    if isinstance(dim_ring, bool) or not isinstance(dim_ring, (int, np.integer)):
+        raise TypeError(f"dim_ring must be an int >= 2, got {dim_ring!r}")
+    if dim_ring < 2:
+        raise ValueError(f"dim_ring must be an int >= 2, got {dim_ring!r}")
+    return int(dim_ring)
+
+
+def _check_sigma(sigma: Any) -> None:
+    """Rejects ``sigma`` unless it is a number >= 0."""
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.integer, np.floating)):
+        raise TypeError(f"sigma must be a number >= 0, got {sigma!r}")
+    if not sigma >= 0:
+        raise ValueError(f"sigma must be a number >= 0, got {sigma!r}")
 
 
 def _make_rewards(overrides: Mapping[str, float] | None) -> dict[str, float]:

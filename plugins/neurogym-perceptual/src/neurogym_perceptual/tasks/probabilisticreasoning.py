@@ -14,9 +14,6 @@ from neurogym import BatchBuilder, StandardDecision, spaces
 __all__ = ["ProbabilisticReasoning"]
 
 DEFAULT_SHAPE_WEIGHT = (-10.0, -0.9, -0.7, -0.5, -0.3, 0.3, 0.5, 0.7, 0.9, 10.0)
-MAX_LOCATIONS = 32
-"""Largest ``n_loc``: the step rule is a class attribute that names every stimulus period."""
-
 _LN10 = math.log(10.0)
 
 
@@ -55,7 +52,7 @@ class ProbabilisticReasoning(ngym.TrialEnv):
     timing: Overrides of the timing dict (any timing spec form).
     shape_weight: Evidence weight of each shape, in log10 units (``(-10, -0.9, -0.7, -0.5,
         -0.3, 0.3, 0.5, 0.7, 0.9, 10)``); its length is the number of shapes ``n_shape``.
-    n_loc: Number of locations, i.e. of shapes shown per trial (4; at most 32).
+    n_loc: Number of locations, i.e. of shapes shown per trial (4).
 
     Trial dict: ``locs`` (``(n_loc,)``, the location of the i-th shape; a permutation),
     ``shapes`` (``(n_loc,)``, shape indices), ``log_odd`` (sum of the shapes' weights),
@@ -71,8 +68,8 @@ class ProbabilisticReasoning(ngym.TrialEnv):
 
     * a forced ``ground_truth`` is honoured (upstream overwrote it with its own draw);
     * the probability of choice 2 is computed without overflow for any weights;
-    * ``n_loc`` must lie in 1..32 and ``shape_weight`` must be finite numbers (upstream
-      accepted anything and failed later, or never);
+    * ``n_loc`` must be an int >= 1 and ``shape_weight`` finite numbers (upstream accepted
+      anything and failed later, or never);
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
@@ -81,14 +78,6 @@ class ProbabilisticReasoning(ngym.TrialEnv):
         "paper_name": "Probabilistic reasoning by neurons",
         "tags": ["perceptual", "two-alternative", "supervised"],
     }
-    rule = StandardDecision(
-        fixation_periods=(
-            "fixation",
-            *(f"stimulus{i}" for i in range(MAX_LOCATIONS)),
-            "delay",
-        ),
-        decision_periods=("decision",),
-    )
 
     def __init__(
         self,
@@ -112,6 +101,10 @@ class ProbabilisticReasoning(ngym.TrialEnv):
         if timing:
             self.timing.update(timing)
         self.abort = False
+        self.rule = StandardDecision(
+            fixation_periods=("fixation", *self.stimulus_periods, "delay"),
+            decision_periods=("decision",),
+        )
         self.choices = np.arange(2)
         names: dict[str, int | range] = {"fixation": 0}
         for i_loc in range(self.n_loc):
@@ -209,9 +202,9 @@ def _check_weights(shape_weight: Any) -> np.ndarray:
 
 def _check_n_loc(n_loc: Any) -> int:
     if isinstance(n_loc, bool) or not isinstance(n_loc, (int, np.integer)):
-        raise TypeError(f"n_loc must be an int in 1..{MAX_LOCATIONS}, got {n_loc!r}")
-    if not 1 <= n_loc <= MAX_LOCATIONS:
-        raise ValueError(f"n_loc must be an int in 1..{MAX_LOCATIONS}, got {n_loc!r}")
+        raise TypeError(f"n_loc must be an int >= 1, got {n_loc!r}")
+    if n_loc < 1:
+        raise ValueError(f"n_loc must be an int >= 1, got {n_loc!r}")
     return int(n_loc)
 
 

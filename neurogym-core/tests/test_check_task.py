@@ -1,0 +1,324 @@
+"""neurogym.testing.check_task: passes on a good task, names every failed check otherwise."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from neurogym import StandardDecision, TrialEnv, spaces
+from neurogym.testing import INFORMATIONAL_WARNINGS, TaskCheckError, check_task
+
+CHECKS = (
+    "gymnasium_checker",
+    "determinism",
+    "pickling",
+    "spaces_and_arrays",
+    "named_dims",
+    "metadata",
+    "batch",
+)
+
+
+class Good(TrialEnv):
+    """A small, well-behaved fixate-then-respond task."""
+
+    metadata = {  # noqa: RUF012
+        "paper_name": "A test task",
+        "paper_link": "https://example.org",
+        "tags": ["test"],
+    }
+    rule = StandardDecision()
+
+    def __init__(self, dt=100):
+        super().__init__(dt=dt)
+        self.timing = {"fixation": 200, "stimulus": ("uniform", (100, 400)), "decision": 200}
+        self.rewards = {"abort": -0.1, "correct": 1.0, "fail": 0.0}
+        self.observation_space = spaces.Box(
+            -np.inf, np.inf, shape=(3,), name={"fixation": 0, "stimulus": [1, 2]}
+        )
+        self.action_space = spaces.Discrete(3, name={"fixation": 0, "choice": [1, 2]})
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus", "decision"])
+        gt = b.choice("ground_truth", [0, 1])
+        b.add_ob(1, ["fixation", "stimulus"], "fixation")
+        b.add_ob(np.stack([gt, 1 - gt], axis=-1) * 0.5, "stimulus", "stimulus")
+        b.add_randn(0, 0.1, "stimulus", "stimulus")
+        b.set_groundtruth(gt, "decision", "choice")
+        return {}
+
+
+class GoodUpstream(Good):
+    """The same task written upstream-style (``_new_trial`` + ``_step``)."""
+
+    _new_trials = TrialEnv._new_trials
+    rule = None
+
+    def _new_trial(self, **kwargs):
+        trial = {"ground_truth": int(self.rng.integers(2))}
+        trial.update(kwargs)
+        self.add_period(["fixation", "stimulus", "decision"])
+        self.add_ob(1, ["fixation", "stimulus"], "fixation")
+        self.add_randn(0, 0.1, "stimulus", "stimulus")
+        self.set_groundtruth(trial["ground_truth"], "decision", "choice")
+        return trial
+
+    def _step(self, action):
+        new_trial = self.in_period("decision") and action != 0
+        reward = float(new_trial and action == self.gt_now)
+        return self.ob_now, reward, False, False, {"new_trial": new_trial}
+
+
+def failures_of(env, **kwargs):
+    with pytest.raises(TaskCheckError) as info:
+        check_task(env, **kwargs)
+    error = info.value
+    names = [failure.split(":", 1)[0] for failure in error.failures]
+    assert set(names) <= set(CHECKS)
+    assert str(error).startswith(
+        f"{error.task} failed {len(error.failures)} conformance check(s):"
+    )
+    for failure in error.failures:
+        assert f"  - {failure}" in str(error)
+    return names, error
+
+
+@pytest.mark.parametrize("task", [Good, GoodUpstream])
+def test_a_good_task_passes(task):
+    assert check_task(task(), steps=300) is None
+
+
+def test_the_instance_is_copied_not_stepped():
+    env = Good()
+    check_task(env, steps=100)
+    assert env._builder is None
+    assert env.t_ind == 0
+    assert env.num_tr == 0
+
+
+def test_infinite_bounds_are_informational():
+    assert any("infinity" in pattern for pattern in INFORMATIONAL_WARNINGS)
+
+
+def test_task_check_error_is_an_assertion_error():
+    error = TaskCheckError("<X>", ["determinism: boom", "metadata: bad"])
+    assert isinstance(error, AssertionError)
+    assert error.task == "<X>"
+    assert error.failures == ["determinism: boom", "metadata: bad"]
+    assert (
+        str(error)
+        == "<X> failed 2 conformance check(s):\n  - determinism: boom\n  - metadata: bad"
+    )
+
+
+# --------------------------------------------------------------------------- broken tasks
+class OutOfSpace(Good):
+    """Observations reach 2 in a Box(0, 1)."""
+
+    def __init__(self):
+        super().__init__()
+        self.observation_space = spaces.Box(
+            0.0, 1.0, shape=(3,), name={"fixation": 0, "stimulus": [1, 2]}
+        )
+
+    def _new_trials(self, b, **kwargs):
+        super()._new_trials(b, **kwargs)
+        b.set_ob(2.0, "decision", "fixation")
+        return {}
+
+
+def test_observations_outside_the_space_fail():
+    names, error = failures_of(OutOfSpace(), steps=200)
+    assert "spaces_and_arrays" in names
+    assert "outside" in str(error)
+
+
+class GlobalRandom(Good):
+    """Draws its ground truth from numpy's global generator: not reproducible."""
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus", "decision"])
+        gt = np.random.randint(0, 2, size=b.n)
+        b.add_ob(np.random.uniform(size=(b.n, 2)), "stimulus", "stimulus")
+        b.set_groundtruth(gt, "decision", "choice")
+        return {}
+
+
+def test_a_task_using_the_global_rng_fails_determinism():
+    names, error = failures_of(GlobalRandom(), steps=200)
+    assert "determinism" in names
+    assert re.search(
+        r"determinism: AssertionError: two envs reset with seed=123 diverge at step \d+",
+        str(error),
+    )
+    assert "pickling" in names
+
+
+class WrongShape(GoodUpstream):
+    """Returns a 4-dim observation for a 3-dim space."""
+
+    def _step(self, action):
+        _, *rest = super()._step(action)
+        return np.zeros(4, dtype=np.float32), *rest
+
+
+def test_an_ob_of_the_wrong_shape_fails():
+    names, error = failures_of(WrongShape(), steps=100)
+    assert "spaces_and_arrays" in names
+    assert "step 0: observation array([0., 0., 0., 0.], dtype=float32) outside the space" in str(
+        error
+    )
+    assert "gymnasium_checker" in names
+
+
+class WrongDtype(GoodUpstream):
+    """Returns float64 observations for a float32 space."""
+
+    def _step(self, action):
+        _, *rest = super()._step(action)
+        return self.ob[self.t_ind].astype(np.float64), *rest
+
+
+def test_an_ob_of_the_wrong_dtype_fails():
+    names, error = failures_of(WrongDtype(), steps=100)
+    assert "spaces_and_arrays" in names
+    assert "gymnasium_checker" in names
+    assert "float64" in str(error)
+
+
+class WrongArrayDtype(GoodUpstream):
+    """Swaps its observation space for a float64 one after the ob array exists."""
+
+    def _new_trial(self, **kwargs):
+        trial = super()._new_trial(**kwargs)
+        self.observation_space = spaces.Box(
+            -np.inf, np.inf, shape=(3,), dtype=np.float64, name={"fixation": 0, "stimulus": [1, 2]}
+        )
+        return trial
+
+    def _step(self, action):
+        _, *rest = super()._step(action)
+        return self.ob[self.t_ind].astype(np.float64), *rest
+
+
+def test_an_ob_array_of_the_wrong_dtype_fails():
+    names, error = failures_of(WrongArrayDtype(), steps=50)
+    assert "spaces_and_arrays" in names
+    assert "ob dtype float32 differs from the space's float64" in str(error)
+
+
+class NoMetadata(TrialEnv):
+    def __init__(self):
+        super().__init__()
+        self.timing = {"a": 100}
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(1,))
+        self.action_space = spaces.Discrete(2)
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period("a")
+        b.add_ob(1, "a")
+        return {}
+
+    def _step(self, action):
+        return self.ob_now, 0.0, False, False, {}
+
+
+def test_missing_metadata_and_docstring_fail():
+    names, error = failures_of(NoMetadata(), steps=50)
+    assert names == ["metadata"]
+    assert (
+        "NoMetadata.metadata/docstring lacks ['paper_name', 'paper_link', 'tags', 'docstring']"
+        in str(error)
+    )
+
+
+class NoTags(Good):
+    """Documented, but untagged."""
+
+    metadata = {"paper_name": "x", "paper_link": "https://example.org", "tags": []}  # noqa: RUF012
+
+
+def test_partial_metadata_names_what_is_missing():
+    names, error = failures_of(NoTags(), steps=50)
+    assert names == ["metadata"]
+    assert "lacks ['tags']" in str(error)
+
+
+class GtOutsideActions(Good):
+    """Its ground truth (action 5) is not an action of Discrete(3)."""
+
+    def _new_trials(self, b, **kwargs):
+        super()._new_trials(b, **kwargs)
+        b.set_groundtruth(5, "decision")
+        return {}
+
+
+def test_gt_outside_the_action_space_fails():
+    names, error = failures_of(GtOutsideActions(), steps=100)
+    assert "spaces_and_arrays" in names
+    assert "info['gt'] = 5 outside the space" in str(error)
+
+
+class Unpicklable(Good):
+    """Holds a lambda, so it cannot be pickled."""
+
+    def __init__(self):
+        super().__init__()
+        self.transform = lambda x: x
+
+
+def test_an_unpicklable_task_fails_pickling():
+    names, error = failures_of(Unpicklable(), steps=50)
+    assert names == ["pickling"]
+    assert "pickling: " in str(error)
+
+
+class BatchMismatch(Good):
+    """Builds a different trial when asked for a batch of one."""
+
+    def _new_trials(self, b, **kwargs):
+        super()._new_trials(b, **kwargs)
+        if b.n == 1 and b.env is not getattr(self, "_stepping", None):
+            b.add_ob(1.0, "decision", "stimulus")
+        return {}
+
+    def reset(self, *, seed=None, options=None):
+        self._stepping = self
+        try:
+            return super().reset(seed=seed, options=options)
+        finally:
+            self._stepping = None
+
+
+def test_a_batch_of_one_that_differs_from_the_single_trial_fails():
+    names, error = failures_of(BatchMismatch(), steps=50)
+    assert "batch" in names
+    assert "a batch of one differs from the single env's first trial" in str(error)
+
+
+class BadName(Good):
+    """Its action names point outside the space (set after construction-time validation)."""
+
+    def __init__(self):
+        super().__init__()
+        self.action_space.name = {"fixation": 0, "choice": (1, 7)}
+
+
+def test_named_dims_out_of_range_fail():
+    names, error = failures_of(BadName(), steps=50)
+    assert "named_dims" in names
+    assert "action dim 'choice' has indices [7] out of range" in str(error)
+
+
+class Everything(GlobalRandom):
+    """Non-deterministic and without metadata."""
+
+    metadata = {"render_modes": []}  # noqa: RUF012
+
+
+def test_several_failures_are_all_listed():
+    names, error = failures_of(Everything(), steps=100)
+    assert {"determinism", "metadata"} <= set(names)
+    assert f"failed {len(names)} conformance check(s)" in str(error)
