@@ -7,6 +7,7 @@ and installs with pip into a virtualenv (torch's CPU wheel comes from pip; uv wo
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import nox
@@ -71,7 +72,9 @@ def tests(session: nox.Session, package: str) -> None:
 def integration(session: nox.Session) -> None:
     """Install core and every plugin together and run the cross-package tests in tests/."""
     skip_without_tests(session, "tests")
-    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    # The integration group adds cookiecutter and ruff: tests/test_template.py bakes the
+    # template, installs what it bakes into a fresh venv, runs its tests and lints it.
+    session.install(*nox.project.dependency_groups(PYPROJECT, "integration"))
     install_editable(session, *packages())
     session.run("pytest", "tests", *session.posargs)
 
@@ -94,7 +97,57 @@ def typecheck(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def template(session: nox.Session) -> None:
+    """Bake the plugin template (answers as KEY=VALUE arguments), run its tests and ruff.
+
+    Not part of the test command: tests/test_template.py, in the integration session, does the
+    same for several answer sets. This session is for trying answers by hand.
+    """
+    session.install(*nox.project.dependency_groups(PYPROJECT, "integration"))
+    install_editable(session)
+    tmp = Path(session.create_tmp())
+    out = tmp / "template"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    config = tmp / "cookiecutter.yaml"  # keeps cookiecutter's replay files out of $HOME
+    config.write_text(f"replay_dir: {tmp / 'cookiecutter-replay'}\n", encoding="utf-8")
+    new = ["neurogym", "new", "--no-input", "--output-dir", str(out), *session.posargs]
+    session.run(*new, env={"COOKIECUTTER_CONFIG": str(config)})
+    (project,) = out.iterdir()
+    session.install("-e", str(project))
+    # Named one by one: ruff skips files found by walking a directory under .nox/.
+    files = sorted(path.relative_to(project).as_posix() for path in project.rglob("*.py"))
+    with session.chdir(project):
+        session.run("pytest")
+        session.run("ruff", "check", *files)
+        session.run("ruff", "format", "--check", *files)
+
+
+@nox.session(default=False)
 def demo(session: nox.Session) -> None:
     """Install core and every plugin, list the tasks and run PerceptualDecisionMaking."""
     install_editable(session, *packages())
     session.run("python", "-m", "neurogym.demo", *session.posargs)
+
+
+# Upstream NeuroGym as the benchmark's baseline. Its `import neurogym` needs torch, which it
+# does not declare; torch is pinned to the CPU wheel (an unpinned torch pulls CUDA wheels).
+UPSTREAM_BASELINE = ("neurogym==2.3.1", "torch==2.13.0")
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmark against upstream NeuroGym 2.3.1 and write bench/results/<date>-<host>.md.
+
+    Not part of the tests. This project (core and every plugin) is installed in the session's
+    venv, upstream in a venv of its own (kept in nox's cache dir); bench/compare.py runs the
+    same workloads in both, interleaved, and prints one table. ``-- --reps N`` sets the
+    number of repetitions (default 5).
+    """
+    install_editable(session, *packages())
+    upstream = Path(session.cache_dir) / "bench-upstream-neurogym-2.3.1"
+    python = upstream / "bin" / "python"
+    if not python.exists():
+        session.run("python", "-m", "venv", str(upstream))
+    session.run(str(python), "-m", "pip", "install", "-q", *UPSTREAM_BASELINE, external=True)
+    session.run("python", "bench/compare.py", "--upstream", str(python), *session.posargs)

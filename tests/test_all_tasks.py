@@ -43,7 +43,7 @@ def test_task_passes_check_task(task_id):
 def test_gymnasium_make_builds_the_same_task(task_id):
     env = gymnasium.make(task_id)
     ours = neurogym.make(task_id)
-    assert type(env.unwrapped) is type(ours)
+    assert type(env.unwrapped) is type(ours.unwrapped)
     first, _ = env.reset(seed=4)
     again, _ = ours.reset(seed=4)
     assert (first == again).all()

@@ -10,8 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from neurogym import spaces, timing
-from neurogym._api import build_registry, get_registry, make, spec, tags, tasks, wrappers
+from neurogym import spaces, timing, wrappers
+from neurogym._api import (
+    build_registry,
+    get_registry,
+    make,
+    spec,
+    tags,
+    tasks,
+    wrapper_specs,
+)
 from neurogym._builder import BatchBuilder, InvalidOperationError, TrialBatch
 from neurogym._env import OBNOW, EmptyPeriodWarning, TrialEnv
 from neurogym._registry import Registry
@@ -26,26 +34,34 @@ from neurogym.errors import (
 from neurogym.hookspecs import hookimpl
 from neurogym.rules import StandardDecision
 from neurogym.timing import TruncExp
+from neurogym.wrappers import TrialWrapper
 
 __all__ = [
     "OBNOW",
     "AmbiguousTaskError",
     "BatchBuilder",
+    "Dataset",
     "DuplicateTaskError",
     "EmptyPeriodWarning",
     "InvalidOperationError",
     "NeurogymPluginWarning",
     "Registry",
     "StandardDecision",
+    "StreamBatch",
     "TaskSpec",
+    "TrainingBatch",
     "TrialBatch",
     "TrialEnv",
+    "TrialWrapper",
     "TruncExp",
     "UnknownTaskError",
     "UnknownWrapperError",
+    "UnsupportedWrapperError",
     "WrapperSpec",
     "__version__",
+    "batch",
     "build_registry",
+    "data",
     "get_registry",
     "hookimpl",
     "make",
@@ -54,8 +70,22 @@ __all__ = [
     "tags",
     "tasks",
     "timing",
+    "vector",
+    "wrapper_specs",
     "wrappers",
 ]
+
+
+# Imported on first use, so `import neurogym` stays cheap (docs/architecture.md §9).
+_LAZY = {
+    "Dataset": "neurogym._stream",
+    "StreamBatch": "neurogym._stream",
+    "TrainingBatch": "neurogym.data",
+    "UnsupportedWrapperError": "neurogym.data",
+    "batch": "neurogym.data",
+    "data": "neurogym.data",
+    "vector": "neurogym.vector",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -63,6 +93,11 @@ def __getattr__(name: str) -> Any:
         from importlib.metadata import version
 
         return version("neurogym-core")
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(_LAZY[name])
+        return module if module.__name__ == f"neurogym.{name}" else getattr(module, name)
     raise AttributeError(f"module 'neurogym' has no attribute {name!r}")
 
 

@@ -17,7 +17,15 @@ from neurogym._specs import TaskSpec, WrapperSpec
 if TYPE_CHECKING:
     import gymnasium
 
-__all__ = ["build_registry", "get_registry", "make", "spec", "tags", "tasks", "wrappers"]
+__all__ = [
+    "build_registry",
+    "get_registry",
+    "make",
+    "spec",
+    "tags",
+    "tasks",
+    "wrapper_specs",
+]
 
 
 def build_registry(*, discover: bool = True, include_core: bool = True) -> Registry:
@@ -98,6 +106,6 @@ def tags() -> list[str]:
     return get_registry().tags()
 
 
-def wrappers() -> list[WrapperSpec]:
+def wrapper_specs() -> list[WrapperSpec]:
     """The default registry's wrapper specs, sorted by name."""
     return get_registry().wrappers()

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
+from neurogym._rowrng import RowGenerators
 from neurogym._trial import InvalidOperationError, PeriodArg, WhereArg, as_period_list, fit_value
+from neurogym._trialbatch import TrialBatch, _apply, _column
 
 if TYPE_CHECKING:
     from neurogym._env import TrialEnv
@@ -28,63 +29,24 @@ Bound: TypeAlias = float | np.ndarray
 """A period bound in ms: a float when all trials share it, else a ``(B,)`` array."""
 
 
-@dataclass
-class TrialBatch:
-    """A batch of ``B`` complete trials, padded to the longest.
-
-    Attributes:
-        ob: Observations, ``(B, T, *obs_shape)``, padded with the default ob value.
-        gt: Ground truth, ``(B, T, *act_shape)``, 0 where unset; ``None`` if the task sets none.
-        lengths: Number of steps of each trial, ``(B,)``.
-        mask: ``(B, T)`` bool, True where ``set_groundtruth`` wrote.
-        periods: Period name to ``(start, end)`` step indices (end exclusive), each ``(B,)``.
-        start_t: Period name to start time in ms, ``(B,)``.
-        end_t: Period name to end time in ms, ``(B,)``.
-        trial: Trial parameters, one row per trial (``(B, ...)`` arrays).
-        dt: Step size in ms.
-    """
-
-    ob: np.ndarray | None
-    gt: np.ndarray | None
-    lengths: np.ndarray
-    mask: np.ndarray
-    periods: dict[str, tuple[np.ndarray, np.ndarray]]
-    start_t: dict[str, np.ndarray]
-    end_t: dict[str, np.ndarray]
-    trial: dict[str, np.ndarray] = field(default_factory=dict)
-    dt: float = 100.0
-
-    @property
-    def size(self) -> int:
-        """The number of trials ``B``."""
-        return int(self.lengths.shape[0])
-
-    @property
-    def valid(self) -> np.ndarray:
-        """``(B, T)`` bool, True on the steps that belong to a trial (not padding)."""
-        steps = self.mask.shape[1]
-        return np.arange(steps)[None, :] < self.lengths[:, None]
-
-    def trial_dict(self, i: int) -> dict[str, Any]:
-        """Trial ``i``'s parameters as a dict of scalars/arrays."""
-        return {key: value[i] for key, value in self.trial.items()}
-
-
 class BatchBuilder:
     """Builds ``n`` trials at once for one env.
 
     Args:
-        env: The env whose spaces, ``timing``, ``dt`` and ``rng`` are used.
+        env: The env whose spaces, ``timing`` and ``dt`` are used.
         n: Number of trials ``B``.
         kwargs: Forced trial parameters (scalars or arrays with a leading ``B`` axis).
+        rng: The generator to draw from; ``env.rng`` if None. A vector env passes a
+            :class:`~neurogym._rowrng.RowGenerators` (one generator per trial row), which
+            draws every row exactly as a batch of one would from that row's generator.
     """
 
-    def __init__(self, env: TrialEnv, n: int, kwargs: dict[str, Any]) -> None:
+    def __init__(self, env: TrialEnv, n: int, kwargs: dict[str, Any], rng: Any = None) -> None:
         if n < 1:
             raise ValueError(f"a batch needs at least one trial, got n={n}")
         self.env = env
         self.n = n
-        self.rng: np.random.Generator = env.rng
+        self.rng: np.random.Generator = env.rng if rng is None else rng
         self.kwargs = kwargs
         self.dt = float(env.dt)
         self.trial: dict[str, Any] = {}
@@ -123,12 +85,18 @@ class BatchBuilder:
         Returns:
             An array of shape ``(B,)`` (or ``(B, *option_shape)``).
         """
-        forced = self._forced(name)
+        forced = self._forced(name) if name in self.kwargs else None
         if forced is not None:
             return forced
-        values = np.asarray(options)
+        values = options if type(options) is np.ndarray else np.asarray(options)
         if values.shape[0] == 0:
             raise ValueError(f"trial variable {name!r}: no options to choose from")
+        if p is None and self.n == 1:
+            # The same draw as ``rng.random(1)``, without the array round trip.
+            i = int(self.rng.random() * values.shape[0])
+            one: np.ndarray = values[i : i + 1].copy()
+            self.trial[name] = one
+            return one
         if p is None:
             idx = (self.rng.random(self.n) * values.shape[0]).astype(np.intp)
         else:
@@ -148,9 +116,13 @@ class BatchBuilder:
 
     def uniform(self, name: str, low: float, high: float) -> np.ndarray:
         """Draws trial variable ``name`` uniformly on ``[low, high)`` (forced value wins)."""
-        forced = self._forced(name)
+        forced = self._forced(name) if name in self.kwargs else None
         if forced is not None:
             return forced
+        if self.n == 1:
+            out = np.array([low + self.rng.random() * (high - low)])
+            self.trial[name] = out
+            return out
         out = low + self.rng.random(self.n) * (high - low)
         self.trial[name] = out
         return out
@@ -171,9 +143,22 @@ class BatchBuilder:
             )
         spec = env.timing.spec(period)
         dt = self.dt
-        if spec.kind == "constant":
+        kind = spec.kind
+        if kind == "constant":
             raw: Bound = spec.args[0]
-        elif spec.kind == "until":
+            if raw >= 0:  # the common case: floor once, no warning check needed unless empty
+                constant = math.floor(raw / dt + _EPS) * dt
+                if constant == 0 and raw > 0:
+                    env._warn_empty_period(period, spec.raw)
+                return constant
+        elif self.n == 1 and kind == "choice":
+            # Same draw as ``spec.sample(rng, 1)`` (one uniform), as a Python float.
+            args = spec.args
+            raw = args[0] if len(args) == 1 else args[int(self.rng.random() * len(args))]
+        elif self.n == 1 and kind == "uniform":
+            low, high = spec.args
+            raw = low + self.rng.random() * (high - low)
+        elif kind == "until":
             so_far = _floor_to_dt(self.tmax_ms, dt)
             raw = spec.args[0] - so_far
             if np.any(np.asarray(raw) < 0):
@@ -227,8 +212,13 @@ class BatchBuilder:
                     f"{len(period)} periods {list(period)} but {len(durations)} durations"
                 )
             for i, (name, dur) in enumerate(zip(period, durations, strict=True)):
-                self.add_period(name, dur, after=after if i == 0 else period[i - 1])
+                self._add_one(name, dur, None, after if i == 0 else period[i - 1])
             return
+        self._add_one(period, duration, before, after)
+
+    def _add_one(
+        self, period: str, duration: Any, before: str | None, after: str | float | None
+    ) -> None:
         dur = self._sample_duration(period) if duration is None else self._bound(duration)
         if isinstance(after, str):
             start: Bound = self._known(after, "after")[1]
@@ -265,12 +255,18 @@ class BatchBuilder:
     @property
     def lengths(self) -> np.ndarray:
         """Steps per trial, ``(B,)``."""
-        return np.broadcast_to(_to_steps(self.tmax_ms, self.dt), (self.n,)).astype(np.intp)
+        tmax = self.tmax_ms
+        if isinstance(tmax, float):
+            return np.full(self.n, math.floor(tmax / self.dt + _EPS), dtype=np.intp)
+        return np.broadcast_to(_to_steps(tmax, self.dt), (self.n,)).astype(np.intp)
 
     @property
     def steps(self) -> int:
         """Steps of the longest trial ``T``."""
-        return int(np.max(_to_steps(self.tmax_ms, self.dt)))
+        tmax = self.tmax_ms
+        if isinstance(tmax, float):
+            return math.floor(tmax / self.dt + _EPS)
+        return int(np.max(_to_steps(tmax, self.dt)))
 
     def period_steps(self, name: str) -> tuple[int | np.ndarray, int | np.ndarray]:
         """Start and end step index (end exclusive) of ``name``: ints or ``(B,)`` arrays."""
@@ -360,17 +356,20 @@ class BatchBuilder:
         sub = view if where is None else view[..., where]
         if callable(value):
             value = value(sub)
-        val = fit_value(value, self.n, sub.shape[1], sub.shape[2:], per_step, what)
-        if where is None:
-            if reset:
-                view[...] = val
-            else:
-                view += val
-        elif isinstance(where, (int, slice)):
-            if reset:
-                sub[...] = val
-            else:
-                sub += val
+        if type(value) in (int, float):  # a Python scalar broadcasts to anything
+            val: Any = value
+        elif (
+            not per_step
+            and type(value) is np.ndarray
+            and value.ndim == sub.ndim - 1
+            and value.shape[0] in (1, self.n)
+            and value.shape[1:] == sub.shape[2:]
+        ):  # one value per trial, already (B, *dims): add the time axis (what fit_value does)
+            val = value[:, None]
+        else:
+            val = fit_value(value, self.n, sub.shape[1], sub.shape[2:], per_step, what)
+        if where is None or isinstance(where, (int, slice)):
+            _apply(sub, val, reset)
         else:
             view[..., where] = val if reset else sub + val
 
@@ -450,8 +449,24 @@ class BatchBuilder:
         """Adds ``mu + sigma * N(0, 1)`` noise, drawn for the batch in one call per period."""
         idx = self.env._where(where, "observation")
         ob = self.ob
-        dtype = ob.dtype if ob.dtype in (np.float32, np.float64) else np.float64
+        dtype = ob.dtype if ob.dtype.kind == "f" and ob.dtype.itemsize in (4, 8) else np.float64
         rng = self.rng
+        if isinstance(period, str) and period in self.start_t:
+            sl = self._cells(period, ob.shape[1])[0]
+            if sl is not None:  # one period with shared bounds: draw straight into place
+                view = ob[:, sl]
+                if view.shape[1] == 0:
+                    return
+                sub = view if idx is None else view[..., idx]
+                draw = rng.standard_normal(sub.shape, dtype=dtype)
+                draw *= sigma
+                if mu:
+                    draw += mu
+                if idx is None or isinstance(idx, (int, slice)):
+                    _apply(sub, draw, False)
+                else:
+                    view[..., idx] = sub + draw
+                return
 
         def noise(view: np.ndarray) -> np.ndarray:
             draw = rng.standard_normal(view.shape, dtype=dtype)
@@ -464,8 +479,14 @@ class BatchBuilder:
             sl, start, end = self._cells(name, ob.shape[1])
             if sl is None:
                 cell = ob.shape[2:] if idx is None else ob[0, 0][..., idx].shape
-                longest = int((end - start).max())
-                draw = noise(np.empty((self.n, longest, *cell)))
+                if isinstance(rng, RowGenerators):  # each row draws its own period length
+                    draw = rng.standard_normal_ragged(np.maximum(end - start, 0), cell, dtype)
+                    draw *= sigma
+                    if mu:
+                        draw += mu
+                else:
+                    longest = int((end - start).max())
+                    draw = noise(np.empty((self.n, longest, *cell)))
                 self._write_ragged(ob, draw, start, end, idx, True, False, "add_randn")
             else:
                 self._write_slice(ob, noise, sl, idx, True, False, "add_randn")
@@ -495,15 +516,17 @@ class BatchBuilder:
             idx = None
         else:
             idx = self.env._where(where, "action")
-        self._write(gt, value, period, idx, per_step=per_step, reset=True, what="set_groundtruth")
-        assert self._mask is not None
+        mask = self._mask
+        assert mask is not None
         for name in as_period_list(period, self.start_t):
             sl, start, end = self._cells(name, gt.shape[1])
             if sl is not None:
-                self._mask[:, sl] = True
+                self._write_slice(gt, value, sl, idx, per_step, True, "set_groundtruth")
+                mask[:, sl] = True
             else:
+                self._write_ragged(gt, value, start, end, idx, per_step, True, "set_groundtruth")
                 steps = np.arange(gt.shape[1])
-                self._mask |= (steps[None, :] >= start[:, None]) & (steps[None, :] < end[:, None])
+                mask |= (steps[None, :] >= start[:, None]) & (steps[None, :] < end[:, None])
 
     def view_ob(self, period: str | None = None) -> np.ndarray:
         """A writable view ``(B, L, *obs_shape)`` of a period shared by all trials."""
@@ -533,11 +556,14 @@ class BatchBuilder:
         n, dt = self.n, self.dt
         mask = self._mask if self._mask is not None else np.zeros((n, self.steps), dtype=bool)
         periods = {}
-        for name in self.start_t:
-            start, end = self.period_steps(name)
+        start_t, end_t = {}, {}
+        for name, start in self.start_t.items():
+            end = self.end_t[name]
+            start_t[name] = _column(start, n, float)
+            end_t[name] = _column(end, n, float)
             periods[name] = (
-                np.broadcast_to(start, (n,)).astype(np.intp),
-                np.broadcast_to(end, (n,)).astype(np.intp),
+                _column(_to_steps(start, dt), n, np.intp),
+                _column(_to_steps(end, dt), n, np.intp),
             )
         return TrialBatch(
             ob=self._ob,
@@ -545,8 +571,8 @@ class BatchBuilder:
             lengths=lengths,
             mask=mask,
             periods=periods,
-            start_t={k: np.broadcast_to(v, (n,)).astype(float) for k, v in self.start_t.items()},
-            end_t={k: np.broadcast_to(v, (n,)).astype(float) for k, v in self.end_t.items()},
+            start_t=start_t,
+            end_t=end_t,
             trial=self.trial,
             dt=dt,
         )

@@ -1,7 +1,8 @@
 """Registration of neurogym's task ids with gymnasium.
 
 Every id gets the same gymnasium entry point, :func:`make_from_registry`, with
-``kwargs={"task_id": id}``, so ``gymnasium.make(id)`` builds through ``neurogym.make`` and
+``kwargs={"task_id": id}`` (and ``vector_entry_point`` :func:`neurogym.vector.make_vector_env`
+for ``gymnasium.make_vec``), so ``gymnasium.make(id)`` builds through ``neurogym.make`` and
 gymnasium imports no task module until an env is made. ``gymnasium.make("neurogym:<id>")``
 works in a fresh process (for example a spawned vector-env worker), because importing neurogym
 registers the ids.
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["GYMNASIUM_ENTRY_POINT", "make_from_registry", "register_with_gymnasium"]
 
 GYMNASIUM_ENTRY_POINT = "neurogym._gym:make_from_registry"
+# gymnasium.make_vec(id, num_envs=N): native TrialVectorEnv or a SyncVectorEnv loop (vector.py).
+VECTOR_ENTRY_POINT = "neurogym.vector:make_vector_env"
 
 
 def _is_ours(task_id: str) -> bool:
@@ -63,6 +66,7 @@ def register_with_gymnasium(registry: Registry | None = None) -> None:
         register(
             id=task_id,
             entry_point=GYMNASIUM_ENTRY_POINT,
+            vector_entry_point=VECTOR_ENTRY_POINT,
             kwargs={"task_id": task_id},
             order_enforce=True,
         )

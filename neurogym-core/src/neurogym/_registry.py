@@ -381,7 +381,8 @@ class Registry:
             **kwargs: Constructor arguments overriding the spec's defaults.
 
         Returns:
-            The env itself, wrapped only by the wrappers asked for.
+            The env itself, wrapped only by the wrappers asked for. Before it is returned,
+            the plugins' ``neurogym_env_created`` hooks see it (once).
 
         Raises:
             TypeError: If an episode limit is given for an env that is not a neurogym
@@ -404,7 +405,18 @@ class Registry:
             setattr(base, name, value)
         for cls, wrapper_kwargs in plan:
             env = cls(env, **wrapper_kwargs)
+        self._announce(env, spec)
         return env
+
+    def _announce(self, env: gymnasium.Env[Any, Any], spec: TaskSpec) -> None:
+        """Calls the ``neurogym_env_created`` hook once for a made env (no-op without a pm)."""
+        if self.plugin_manager is None:
+            return
+        try:
+            self.plugin_manager.hook.neurogym_env_created(env=env, spec=spec)
+        except Exception as exc:
+            exc.add_note(f"raised by a neurogym_env_created hook while making {spec.id!r}")
+            raise
 
     def _load_wrappers(
         self, wrappers: Iterable[WrapperRequest]

@@ -23,11 +23,22 @@ an implementation may accept any subset of a hook's arguments; removing or renam
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pluggy
 
 from neurogym._specs import TaskSpec, WrapperSpec
 
-__all__ = ["hookimpl", "hookspec", "neurogym_tasks", "neurogym_wrappers"]
+if TYPE_CHECKING:
+    import gymnasium
+
+__all__ = [
+    "hookimpl",
+    "hookspec",
+    "neurogym_env_created",
+    "neurogym_tasks",
+    "neurogym_wrappers",
+]
 
 #: Marks the hook specifications below (project name ``"neurogym"``).
 hookspec = pluggy.HookspecMarker("neurogym")
@@ -63,12 +74,34 @@ def neurogym_wrappers() -> list[WrapperSpec]:  # type: ignore[empty-body]
     Returns:
         The plugin's wrapper specs; each entry point is called as ``cls(env, **kwargs)``.
 
-    Implemented by: plugins that ship wrappers (neurogym-core ships none).
+    Implemented by: plugins that ship wrappers (neurogym-core declares its own: Monitor,
+    MultiEnvs, Noise, PassAction, PassReward, RandomGroundTruth, ReactionTime, ScheduleAttr,
+    ScheduleEnvs, SideBias, TrialHistoryV2).
 
     Call semantics: as :func:`neurogym_tasks`: once per registry build, per plugin, without
     arguments, errors isolated; a name declared by two plugins is registered for neither.
     """
 
 
-# The wrapper issue adds env-lifecycle hooks here (for example one called on every env that
-# ``neurogym.make`` builds), called through ``Registry.plugin_manager``.
+@hookspec
+def neurogym_env_created(env: gymnasium.Env[Any, Any], spec: TaskSpec) -> None:
+    """Observe an env that ``neurogym.make`` (or ``gymnasium.make`` of a neurogym id) built.
+
+    Called once per made env, after its episode limits and the requested wrappers were
+    applied, and never again for that env: nothing on the per-step path goes through pluggy.
+    Use it for bookkeeping (logging which tasks are made, attaching external state). To
+    change how an env behaves, declare a wrapper with :func:`neurogym_wrappers` instead and
+    let users ask for it by name.
+
+    Args:
+        env: The env about to be returned (the outermost wrapper).
+        spec: The spec of the task it was built from.
+
+    Implemented by: any plugin; neurogym-core implements none.
+
+    Call semantics: called through ``Registry.plugin_manager`` (registries built by
+    ``neurogym.build_registry`` have one; a bare ``Registry()`` calls no hook), for every
+    implementing plugin, without ``firstresult``: return values are ignored, so a plugin
+    cannot replace the env. An exception raised by an implementation propagates out of
+    ``make``, with a note naming the hook.
+    """

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+import numpy as np
 
 __all__ = ["FIXATE", "NEUTRAL", "RESPOND", "StandardDecision"]
 
@@ -55,3 +58,26 @@ class StandardDecision:
                     stop = min(math.ceil(end_t[name] / dt - 1e-9), steps)
                     codes[first:stop] = [kind] * max(stop - first, 0)
         return codes
+
+    def code_grid(
+        self,
+        start_t: Mapping[str, np.ndarray],
+        end_t: Mapping[str, np.ndarray],
+        lengths: np.ndarray,
+        dt: float,
+    ) -> np.ndarray:
+        """:meth:`codes` for a batch: ``(B, T)`` int8 codes, ``T = lengths.max()``.
+
+        Row ``i`` equals ``codes`` of trial ``i`` (padding steps are :data:`NEUTRAL`).
+        """
+        steps = int(lengths.max()) if lengths.size else 0
+        grid = np.zeros((lengths.shape[0], steps), dtype=np.int8)
+        k = np.arange(steps)
+        for kind, names in ((RESPOND, self.decision_periods), (FIXATE, self.fixation_periods)):
+            for name in names:
+                if name in start_t:
+                    first = np.maximum(np.ceil(np.asarray(start_t[name]) / dt - 1e-9), 0)
+                    stop = np.minimum(np.ceil(np.asarray(end_t[name]) / dt - 1e-9), lengths)
+                    inside = (k >= first[:, None]) & (k < stop[:, None])
+                    grid[inside] = kind
+        return grid

@@ -297,7 +297,7 @@ class TimingDict(dict[str, Any]):
         for key, value in kwargs.items():
             self[key] = value
 
-    def __ior__(self, other: Any) -> TimingDict:  # type: ignore[override,misc]
+    def __ior__(self, other: Any) -> TimingDict:  # type: ignore[override]
         self.update(other)
         return self
 

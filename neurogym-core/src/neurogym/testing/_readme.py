@@ -22,7 +22,7 @@ _BLOCK = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
 
 def task_table(plugin: str) -> str:
     """The markdown table of the installed plugin ``plugin``'s tasks (id, tags, paper)."""
-    import neurogym  # noqa: PLC0415  (imported on use: this module is loaded by pytest)
+    import neurogym
 
     specs = neurogym.tasks(plugin=plugin)
     if not specs:
@@ -30,9 +30,7 @@ def task_table(plugin: str) -> str:
     rows = ["| id | tags | description | reference |", "|---|---|---|---|"]
     for spec in specs:
         paper = f"[{spec.paper_name}]({spec.paper_link})" if spec.paper_link else spec.paper_name
-        rows.append(
-            f"| `{spec.id}` | {', '.join(spec.tags)} | {spec.description} | {paper} |"
-        )
+        rows.append(f"| `{spec.id}` | {', '.join(spec.tags)} | {spec.description} | {paper} |")
     return "\n".join(rows)
 
 

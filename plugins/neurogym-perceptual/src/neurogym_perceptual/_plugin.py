@@ -9,6 +9,12 @@ __all__ = ["neurogym_tasks"]
 _TASKS = "neurogym_perceptual.tasks"
 
 
+def _collection(name: str, factory: str, **fields: object) -> TaskSpec:
+    module = "neurogym_perceptual.collections.perceptualdecisionmaking"
+    task_id = f"neurogym/perceptualdecisionmaking.{name}-v0"
+    return TaskSpec(task_id, f"{module}:{factory}", **fields)  # type: ignore[arg-type]
+
+
 def _spec(name: str, module: str, **fields: object) -> TaskSpec:
     return TaskSpec(f"neurogym/{name}-v0", f"{_TASKS}.{module}:{name}", **fields)  # type: ignore[arg-type]
 
@@ -150,6 +156,27 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         paper_name="NeuroGym: An open resource for developing and sharing neuroscience tasks",
         paper_link="https://doi.org/10.31234/osf.io/aqc9n",
         description="Go as soon as a brief pulse appears in a noisy input; withhold on no-go.",
+        vectorized=False,
+    ),
+    _collection(
+        "roitman02",
+        "roitman02",
+        tags=("perceptual", "reaction time", "two-alternative", "supervised"),
+        paper_name=(
+            "Response of neurons in the lateral intraparietal area during a combined visual "
+            "discrimination reaction time task"
+        ),
+        paper_link="https://www.jneurosci.org/content/22/21/9475",
+        description="PerceptualDecisionMaking as a reaction-time task (ReactionTime wrapper).",
+        vectorized=False,
+    ),
+    _collection(
+        "ibl20",
+        "ibl20",
+        tags=("perceptual", "two-alternative", "supervised"),
+        paper_name="Standardized and reproducible measurement of decision-making in mice",
+        paper_link="https://elifesciences.org/articles/63711",
+        description="PerceptualDecisionMaking with block-wise biased priors (0.8/0.2, 90 trials).",
         vectorized=False,
     ),
 )

@@ -1,0 +1,291 @@
+"""Runs this project's and upstream NeuroGym 2.3.1's benchmarks back to back and compares them.
+
+Usage (``nox -s bench`` does this)::
+
+    python bench/compare.py --upstream UPSTREAM_PYTHON [--ours OURS_PYTHON] [--reps 5]
+
+Repetitions are interleaved (ours, upstream, upstream, ours, ...) and every figure is the
+median over repetitions. Prints one table and writes it, with a description of the machine
+and the raw figures, to ``bench/results/<date>-<host>.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+MAIN_TASKS = ("PerceptualDecisionMaking", "ContextDecisionMaking", "MultiSensoryIntegration",
+              "PostDecisionWager")  # fmt: skip
+IMPORT_CODE = """
+import os, sys, time
+t0 = time.perf_counter()
+import {module}
+t1 = time.perf_counter()
+hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]
+print(t1 - t0, int(hwm) / 1024)
+"""
+
+
+def _run(python: str, script: str, *args: str) -> Any:
+    env = {**os.environ, "PYTHONPATH": str(HERE)}
+    done = subprocess.run(
+        [python, str(HERE / script), *args], capture_output=True, text=True, env=env, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{script} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _import(python: str, module: str) -> tuple[float, float]:
+    code = IMPORT_CODE.format(module=module)
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+    seconds, mb = out.stdout.split()
+    return float(seconds), float(mb)
+
+
+def _versions(python: str, modules: tuple[str, ...]) -> dict[str, str]:
+    code = (
+        "import importlib.metadata as m, platform, json;"
+        f"print(json.dumps({{'python': platform.python_version(), "
+        f"**{{n: m.version(n) for n in {list(modules)!r}}}}}))"
+    )
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def _calibration() -> float:
+    start = time.perf_counter()
+    x = 0
+    for i in range(2_000_000):
+        x += i
+    return 2_000_000 / (time.perf_counter() - start)
+
+
+def machine() -> dict[str, Any]:
+    """CPU model, cores, load average, OS."""
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "host": socket.gethostname(),
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "os": platform.platform(),
+        "loadavg": os.getloadavg(),
+    }
+
+
+def med(values: list[float]) -> float:
+    """Median (nan if empty)."""
+    values = [v for v in values if v == v]
+    return statistics.median(values) if values else float("nan")
+
+
+def fmt(value: float) -> str:
+    """A rate with a k/M suffix."""
+    if value != value:
+        return "n/a"
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def collect(ours: str, upstream: str, reps: int) -> dict[str, Any]:
+    """Runs everything; returns medians and raw repetitions."""
+    mine = set(_run(ours, "run.py", "--list"))
+    theirs = set(_run(upstream, "upstream.py", "--list"))
+    common = sorted(mine & theirs)
+    tasks = json.dumps(common)
+    raw: dict[str, list[Any]] = {"ours": [], "upstream": []}
+    calibration = []
+    for rep in range(reps):
+        order = [("ours", ours, "run.py"), ("upstream", upstream, "upstream.py")]
+        if rep % 2:
+            order.reverse()
+        for side, python, script in order:
+            calibration.append(_calibration())
+            raw[side].append(_run(python, script, "--tasks", tasks))
+            print(f"  rep {rep + 1}/{reps}: {side} done", file=sys.stderr)
+    imports: dict[str, list[tuple[float, float]]] = {"ours": [], "upstream": [], "gym": []}
+    for _ in range(7):
+        imports["ours"].append(_import(ours, "neurogym"))
+        imports["gym"].append(_import(ours, "gymnasium"))
+        imports["upstream"].append(_import(upstream, "neurogym"))
+    return {"common": common, "raw": raw, "imports": imports, "calibration": calibration}
+
+
+def summarise(data: dict[str, Any]) -> tuple[list[tuple[str, str, str, str]], dict[str, Any]]:
+    """Table rows (metric, ours, upstream, ratio) and the figures behind the targets."""
+    raw = data["raw"]
+
+    def per_rep(side: str, *path: str) -> float:
+        values = []
+        for rep in raw[side]:
+            value: Any = rep
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            if isinstance(value, (int, float)):
+                values.append(float(value))
+        return med(values)
+
+    rows: list[tuple[str, str, str, str]] = []
+    figures: dict[str, Any] = {}
+    common = data["common"]
+    ds_ratios = {}
+    for name in common:
+        a, b = per_rep("ours", "dataset", name), per_rep("upstream", "dataset", name)
+        if a == a and b == b:
+            ds_ratios[name] = a / b
+            rows.append(
+                (f"Dataset timesteps/s, {name} (64 x 100)", fmt(a), fmt(b), f"{a / b:.1f}x")
+            )
+    figures["dataset_ratios"] = ds_ratios
+    pdm = "PerceptualDecisionMaking"
+    up_len = per_rep("upstream", "trial_len", pdm)
+    up_trials = per_rep("upstream", "dataset", pdm) / up_len
+    figures["upstream_dataset_trials_per_s"] = up_trials
+    for size in ("256", "1024"):
+        a = per_rep("ours", "batch", size)
+        rows.append((f"whole-batch trials/s, PDM, B={size} (upstream: its Dataset)", fmt(a),
+                     fmt(up_trials), f"{a / up_trials:.1f}x"))  # fmt: skip
+        figures[f"batch_{size}"] = a / up_trials
+    for n in ("1", "16", "256"):
+        a, b = per_rep("ours", "vector", n), per_rep("upstream", "vector", n)
+        rows.append((f"vector env-steps/s, PDM, N={n} (upstream: SyncVectorEnv)", fmt(a), fmt(b),
+                     f"{a / b:.1f}x"))  # fmt: skip
+        figures[f"vector_{n}"] = a / b
+    for key, label in (("steps_per_s", "single-env steps/s"), ("new_trial_per_s", "new_trial/s")):
+        ours_t = {n: per_rep("ours", "single", n, key) for n in common}
+        up_t = {n: per_rep("upstream", "single", n, key) for n in common}
+        both = [n for n in common if ours_t[n] == ours_t[n] and up_t[n] == up_t[n]]
+        a, b = med([ours_t[n] for n in both]), med([up_t[n] for n in both])
+        ratio_med = med([ours_t[n] / up_t[n] for n in both])
+        rows.append((f"{label}, median over {len(both)} common tasks", fmt(a), fmt(b),
+                     f"{a / b:.1f}x (median of per-task ratios {ratio_med:.1f}x)"))  # fmt: skip
+        figures[key] = a / b
+        figures[f"{key}_per_task"] = {n: (ours_t[n], up_t[n]) for n in both}
+        if key == "steps_per_s":
+            rows.append((f"single-env steps/s, {pdm}", fmt(ours_t[pdm]), fmt(up_t[pdm]),
+                         f"{ours_t[pdm] / up_t[pdm]:.1f}x"))  # fmt: skip
+        else:
+            rows.append((f"new_trial/s, {pdm}", fmt(ours_t[pdm]), fmt(up_t[pdm]),
+                         f"{ours_t[pdm] / up_t[pdm]:.1f}x"))  # fmt: skip
+    imp = data["imports"]
+    t_ours, t_up = med([t for t, _ in imp["ours"]]), med([t for t, _ in imp["upstream"]])
+    t_gym = med([t for t, _ in imp["gym"]])
+    m_ours, m_up = med([m for _, m in imp["ours"]]), med([m for _, m in imp["upstream"]])
+    rows.append(("import neurogym (s, all plugins)", f"{t_ours:.3f}", f"{t_up:.3f}",
+                 f"{t_up / t_ours:.1f}x faster"))  # fmt: skip
+    rows.append(("  over import gymnasium (ms)", f"{1000 * (t_ours - t_gym):.0f}", "", ""))
+    rows.append(("peak RSS after import (MB)", f"{m_ours:.0f}", f"{m_up:.0f}", ""))
+    figures.update(import_speedup=t_up / t_ours, import_over_gym_ms=1000 * (t_ours - t_gym),
+                   rss_mb=m_ours)  # fmt: skip
+    return rows, figures
+
+
+TARGETS = (
+    ("Dataset (batch 64) >= 50x upstream (median over common tasks)",
+     lambda f: med(list(f["dataset_ratios"].values())), 50),
+    ("Dataset PDM >= 50x", lambda f: f["dataset_ratios"].get("PerceptualDecisionMaking", 0), 50),
+    ("whole-batch B=256 >= 100x upstream Dataset trials/s", lambda f: f["batch_256"], 100),
+    ("vector env N=256 >= 50x upstream sync loop", lambda f: f["vector_256"], 50),
+    ("single-env step >= 3x (median over tasks)", lambda f: f["steps_per_s"], 3),
+    ("new_trial >= 3x (median over tasks)", lambda f: f["new_trial_per_s"], 3),
+    ("import >= 10x faster", lambda f: f["import_speedup"], 10),
+    ("import adds <= 100 ms over gymnasium", lambda f: -f["import_over_gym_ms"], -100),
+    ("peak RSS < 80 MB", lambda f: -f["rss_mb"], -80),
+)  # fmt: skip
+
+
+def report(data: dict[str, Any], info: dict[str, Any]) -> str:
+    """The markdown report."""
+    rows, figures = summarise(data)
+    lines = [
+        f"# Benchmark: neurogym (this repo) vs NeuroGym 2.3.1 — {info['date']}",
+        "",
+        f"Command: `{info['command']}`; {info['reps']} interleaved repetitions, medians.",
+        "",
+        "## Machine",
+        "",
+        f"- CPU: {info['machine']['cpu']}, {info['machine']['cores']} cores",
+        f"- OS: {info['machine']['os']}",
+        f"- load average at start {info['load_start']}, at end {info['load_end']}",
+        f"- calibration loop (iterations/s, median; min-max): {med(data['calibration']):.3g} "
+        f"({min(data['calibration']):.3g}-{max(data['calibration']):.3g})",
+        f"- ours: {info['ours_versions']}",
+        f"- upstream: {info['upstream_versions']}",
+        "",
+        "## Results",
+        "",
+        "| workload | ours | upstream 2.3.1 | ratio |",
+        "|---|---:|---:|---:|",
+        *(f"| {m} | {a} | {b} | {r} |" for m, a, b, r in rows),
+        "",
+        "## Targets",
+        "",
+    ]
+    for label, get, threshold in TARGETS:
+        value = get(figures)
+        ok = value >= threshold
+        shown = abs(value) if threshold < 0 else value
+        lines.append(f"- {'MET' if ok else 'MISSED'}: {label} (measured {shown:.3g})")
+    errors = {
+        k: v
+        for rep in data["raw"]["upstream"] + data["raw"]["ours"]
+        for k, v in rep["errors"].items()
+    }
+    if errors:
+        lines += ["", "## Workloads that failed (excluded)", ""]
+        lines += [f"- {k}: {v}" for k, v in sorted(errors.items())]
+    lines += ["", "## Raw data", "", "```json", json.dumps(data, indent=1)[:200000], "```", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Entry point."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--ours", default=sys.executable)
+    parser.add_argument("--upstream", required=True)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--out", default=str(HERE / "results"))
+    args = parser.parse_args()
+    load_start = os.getloadavg()
+    data = collect(args.ours, args.upstream, args.reps)
+    info = {
+        "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "command": "nox -s bench" if os.environ.get("NOX_CURRENT_SESSION") else " ".join(sys.argv),
+        "reps": args.reps,
+        "machine": machine(),
+        "load_start": tuple(round(x, 2) for x in load_start),
+        "load_end": tuple(round(x, 2) for x in os.getloadavg()),
+        "ours_versions": _versions(args.ours, ("numpy", "gymnasium", "neurogym-core")),
+        "upstream_versions": _versions(args.upstream, ("numpy", "gymnasium", "neurogym", "torch")),
+    }
+    text = report(data, info)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    name = f"{datetime.date.today().isoformat()}-{info['machine']['host']}.md"
+    (out / name).write_text(text)
+    print(text.split("## Raw data")[0])
+    print(f"written to {out / name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""This project's side of the benchmark (see bench/workloads.py); run by bench/compare.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import workloads
+
+import neurogym
+
+
+class Ours:
+    """neurogym (this repo) with every installed plugin."""
+
+    @staticmethod
+    def names() -> list[str]:
+        """The adapter's ``names``."""
+        return [spec.name for spec in neurogym.tasks()]
+
+    @staticmethod
+    def make(name: str) -> Any:
+        """The adapter's ``make``."""
+        return neurogym.make(f"neurogym/{name}-v0")
+
+    @staticmethod
+    def dataset(name: str, batch_size: int, seq_len: int) -> Any:
+        """The adapter's ``dataset``."""
+        return neurogym.Dataset(
+            f"neurogym/{name}-v0", batch_size=batch_size, seq_len=seq_len, seed=0
+        )
+
+    @staticmethod
+    def make_vec(name: str, n: int) -> Any:
+        """The adapter's ``make_vec``."""
+        return gymnasium.make_vec(f"neurogym/{name}-v0", num_envs=n)
+
+    _envs: dict[str, Any] = {}  # noqa: RUF012
+
+    @classmethod
+    def batch(cls, name: str, size: int) -> Any:
+        """The adapter's ``batch``."""
+        env = cls._envs.setdefault(name, cls.make(name))
+        return neurogym.batch(env, size)
+
+    @classmethod
+    def mean_trial_length(cls, name: str) -> float:
+        """The adapter's ``mean_trial_length``."""
+        env = cls.make(name).unwrapped
+        env.reset(seed=0)
+        lengths = []
+        for _ in range(200):
+            env.new_trial()
+            lengths.append(len(env.ob))
+        return float(np.mean(lengths))
+
+
+if __name__ == "__main__":
+    workloads.run(Ours)

@@ -1,0 +1,128 @@
+"""Workloads shared by bench/run.py (this project) and bench/upstream.py (NeuroGym 2.3.1).
+
+Each script runs every workload once (one repetition) in its own venv and prints one JSON
+object; bench/compare.py interleaves repetitions of both and takes medians. This module uses
+only the API both packages share (make, Dataset, gymnasium vector envs) plus an adapter.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+import traceback
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+DATASET_BATCH, DATASET_SEQ = 64, 100
+BATCH_SIZES = (256, 1024)
+VECTOR_NS = (1, 16, 256)
+VECTOR_TASK = "PerceptualDecisionMaking"
+MIN_TIME = 0.25  # seconds per measurement
+
+
+def rate(call: Callable[[], Any], units: float, min_time: float = MIN_TIME) -> float:
+    """Units per second of ``call`` (calibrated so one measurement lasts ``min_time``)."""
+    call()
+    n = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(n):
+            call()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time:
+            return n * units / elapsed
+        # grow at most 10x per round: a few fast calls (cache hits) mispredict slow ones
+        n = min(n * 10, max(n * 2, int(n * min_time / max(elapsed, 1e-6) * 1.2)))
+
+
+def _actions(space: Any, n: int = 4096) -> list[Any]:
+    space.seed(0)
+    return [space.sample() for _ in range(n)]
+
+
+def single_env(make: Callable[[str], Any], name: str) -> dict[str, float]:
+    """Steps/s (random actions, trials generated as they end) and new_trial()/s."""
+    env = make(name)
+    env.reset(seed=0)
+    actions = _actions(env.action_space)
+    state = {"i": 0}
+
+    def step_block() -> None:
+        i = state["i"]
+        for k in range(256):
+            env.step(actions[(i + k) % 4096])
+        state["i"] = i + 256
+
+    for _ in range(2):
+        step_block()
+    steps = rate(step_block, 256)
+    new_trial = env.unwrapped.new_trial
+    trials = rate(lambda: [new_trial() for _ in range(32)], 32)
+    return {"steps_per_s": steps, "new_trial_per_s": trials}
+
+
+def dataset(make_dataset: Callable[[str, int, int], Any], name: str) -> float:
+    """Timesteps/s of ``Dataset(name, batch_size=64, seq_len=100)`` (refills included)."""
+    ds = make_dataset(name, DATASET_BATCH, DATASET_SEQ)
+    next(ds)
+    return rate(lambda: next(ds), DATASET_BATCH * DATASET_SEQ)
+
+
+def vector(make_vec: Callable[[str, int], Any], n: int) -> float:
+    """Env-steps/s of a vector env of ``n`` PerceptualDecisionMaking envs, random actions."""
+    vec = make_vec(VECTOR_TASK, n)
+    vec.reset(seed=0)
+    acts = np.random.default_rng(0).integers(0, 3, (64, n))
+    state = {"i": 0}
+
+    def block() -> None:
+        i = state["i"]
+        for k in range(8):
+            vec.step(acts[(i + k) % 64])
+        state["i"] = i + 8
+
+    block()
+    out = rate(block, 8 * n)
+    vec.close()
+    return out
+
+
+def run(adapter: Any) -> None:
+    """Runs every workload once and prints the results as one JSON object."""
+    warnings.simplefilter("ignore")
+    if "--list" in sys.argv:
+        print(json.dumps(adapter.names()))
+        return
+    names = json.loads(sys.argv[sys.argv.index("--tasks") + 1])
+    out: dict[str, Any] = {"dataset": {}, "single": {}, "vector": {}, "batch": {}, "errors": {}}
+    for name in names:
+        try:
+            out["dataset"][name] = dataset(adapter.dataset, name)
+        except Exception as exc:
+            out["errors"][f"dataset {name}"] = f"{type(exc).__name__}: {exc}"[:200]
+        try:
+            out["single"][name] = single_env(adapter.make, name)
+        except Exception as exc:
+            out["errors"][f"single {name}"] = f"{type(exc).__name__}: {exc}"[:200]
+    for n in VECTOR_NS:
+        out["vector"][str(n)] = vector(adapter.make_vec, n)
+    if hasattr(adapter, "batch"):
+        for size in BATCH_SIZES:
+            out["batch"][str(size)] = rate(lambda s=size: adapter.batch(VECTOR_TASK, s), size)
+    out["trial_len"] = {}
+    for name in names:
+        try:
+            out["trial_len"][name] = adapter.mean_trial_length(name)
+        except Exception:
+            out["errors"][f"trial_len {name}"] = traceback.format_exc(limit=1)[-200:]
+    print(json.dumps(out))
+
+
+def median(values: list[float]) -> float:
+    """The median (nan if empty)."""
+    return statistics.median(values) if values else float("nan")

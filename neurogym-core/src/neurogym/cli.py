@@ -1,0 +1,377 @@
+"""The ``neurogym`` command: list, describe, check and create tasks.
+
+Usage::
+
+    neurogym list [--tag TAG] [--plugin NAME]      # installed tasks: id, plugin, tags
+    neurogym info ID                               # one task's spec and documentation
+    neurogym check [--plugin NAME | ID ...]        # the conformance kit, as a pass/fail table
+    neurogym new [--output-dir DIR] [--no-input] [KEY=VALUE ...]   # bake a new plugin
+
+Exit status: 0 on success; 1 if a task fails its checks, a plugin fails to load or a plugin
+cannot be created; 2 for a usage error (unknown id, plugin, tag or answer). ``python -m
+neurogym`` runs the same command. The conformance kit and cookiecutter (the optional
+``template`` extra) are imported only by the subcommands that use them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import inspect
+import json
+import logging
+import os
+import sys
+import time
+import tomllib
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import neurogym
+from neurogym import TaskSpec
+from neurogym.errors import NeurogymPluginWarning
+
+__all__ = ["build_parser", "main", "template_dir"]
+
+INSTALL_TEMPLATE_EXTRA = 'pip install "neurogym-core[template]"'
+_HERE = Path(__file__).resolve().parent
+# The packaged copy (built from template/ into every wheel by hatch_build.py), then the
+# checkout's template/ (editable installs, which get no copy).
+_TEMPLATE_CANDIDATES = (_HERE / "_template", _HERE.parent.parent.parent / "template")
+
+
+class UsageError(Exception):
+    """A problem with the command line: printed as one line, exit status 2."""
+
+
+class CommandError(Exception):
+    """A command could not do its work: printed as one line, exit status 1."""
+
+
+# ------------------------------------------------------------------------------------ helpers
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(row[i]) for row in (headers, *rows)) for i in range(len(headers))]
+    lines = (
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in (headers, *rows)
+    )
+    return "\n".join(lines)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _check_known(kind: str, value: str | None, known: Sequence[str]) -> None:
+    if value is not None and value not in known:
+        raise UsageError(f"unknown {kind} {value!r}; installed {kind}s: {', '.join(known)}")
+
+
+def _resolve(task_id: str) -> TaskSpec:
+    try:
+        return neurogym.spec(task_id)
+    except (LookupError, ValueError) as exc:  # unknown, ambiguous or contested id
+        raise UsageError(str(exc)) from None
+
+
+def _plugins() -> list[str]:
+    return sorted({spec.plugin for spec in neurogym.tasks()})
+
+
+# --------------------------------------------------------------------------------------- list
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print the installed tasks as a table: id, plugin, tags."""
+    _check_known("tag", args.tag, neurogym.tags())
+    _check_known("plugin", args.plugin, _plugins())
+    specs = neurogym.tasks(tag=args.tag, plugin=args.plugin)
+    rows = [(spec.id, spec.plugin, ", ".join(spec.tags)) for spec in specs]
+    print(_table(("id", "plugin", "tags"), rows))
+    print(f"\n{_plural(len(specs), 'task')}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------- info
+def cmd_info(args: argparse.Namespace) -> int:
+    """Print one task's spec, then its class docstring (importing the task's module)."""
+    spec = _resolve(args.task_id)
+    kwargs = dict(spec.kwargs)
+    fields = [
+        ("id", spec.id),
+        ("entry point", spec.entry_point),
+        ("plugin", f"{spec.plugin} (distribution {spec.distribution or 'unknown'})"),
+        ("tags", ", ".join(spec.tags)),
+        ("paper", spec.paper_name),
+        ("paper link", spec.paper_link),
+        ("description", spec.description),
+        ("vectorized", "yes" if spec.vectorized else "no"),
+        ("default kwargs", repr(kwargs) if kwargs else "none"),
+    ]
+    width = max(len(name) for name, _ in fields) + 1
+    for name, value in fields:
+        print(f"{name + ':':<{width}} {value}")
+    try:
+        cls = spec.load()
+    except Exception as exc:  # any import error of the task's module
+        problem = f"{type(exc).__name__}: {exc}"
+        raise CommandError(f"cannot import {spec.entry_point}: {problem}") from exc
+    print(f"\n{inspect.getdoc(cls) or '(the task class has no docstring)'}")
+    return 0
+
+
+# -------------------------------------------------------------------------------------- check
+def _discovery_problems(plugin: str | None) -> list[str]:
+    """Warnings of a fresh discovery (plugins that fail to load, clashing ids), as messages."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NeurogymPluginWarning)
+        neurogym.build_registry()
+    messages = [str(w.message) for w in caught if issubclass(w.category, NeurogymPluginWarning)]
+    if plugin is not None:
+        messages = [message for message in messages if f"plugin {plugin!r}" in message]
+    return list(dict.fromkeys(messages))
+
+
+def _selected_tasks(args: argparse.Namespace, problems: Sequence[str]) -> list[TaskSpec]:
+    if args.task_ids:
+        return [_resolve(task_id) for task_id in args.task_ids]
+    if args.plugin is not None and not problems:
+        _check_known("plugin", args.plugin, _plugins())
+    return neurogym.tasks(plugin=args.plugin)
+
+
+def _check_one(spec: TaskSpec, steps: int) -> tuple[str, str | None]:
+    from neurogym.testing import TaskCheckError, check_task
+
+    start = time.perf_counter()
+    try:
+        check_task(spec.id, steps=steps)
+    except TaskCheckError as exc:
+        failure: str | None = str(exc)
+    except Exception as exc:  # the task cannot even be made: a failure of this task only
+        failure = f"{spec.id} could not be checked: {type(exc).__name__}: {exc}"
+    else:
+        failure = None
+    return f"{time.perf_counter() - start:.1f} s", failure
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run ``neurogym.testing.check_task`` on each selected task; print a pass/fail table."""
+    problems = _discovery_problems(args.plugin)
+    specs = _selected_tasks(args, problems)
+    rows: list[tuple[str, str, str, str]] = []
+    failures: list[str] = []
+    for spec in specs:
+        elapsed, failure = _check_one(spec, args.steps)
+        rows.append((spec.id, spec.plugin, "PASS" if failure is None else "FAIL", elapsed))
+        if failure is not None:
+            failures.append(failure)
+    if rows:
+        print(_table(("task", "plugin", "result", "time"), rows))
+    for message in (*failures, *(f"plugin problem: {problem}" for problem in problems)):
+        print(f"\n{message}")
+    summary = f"{len(rows) - len(failures)} passed, {len(failures)} failed"
+    if problems:
+        summary += f", {_plural(len(problems), 'plugin problem')}"
+    print(f"\nchecked {_plural(len(rows), 'task')}: {summary}")
+    return 1 if failures or problems else 0
+
+
+# ---------------------------------------------------------------------------------------- new
+def template_dir() -> Path:
+    """Return the directory of the plugin template that ``neurogym new`` bakes.
+
+    Returns:
+        The template packaged in neurogym-core's wheel, or, for an editable install, the
+        checkout's ``template/``.
+
+    Raises:
+        FileNotFoundError: If neither exists (a broken installation).
+    """
+    for candidate in _TEMPLATE_CANDIDATES:
+        if (candidate / "cookiecutter.json").is_file():
+            return candidate
+    raise FileNotFoundError(
+        "the plugin template is missing from this neurogym-core installation (looked in "
+        f"{' and '.join(str(path) for path in _TEMPLATE_CANDIDATES)}); reinstall neurogym-core"
+    )
+
+
+def _questions(template: Path) -> dict[str, Any]:
+    """The template's questions (public keys of ``cookiecutter.json``) and their defaults."""
+    context = json.loads((template / "cookiecutter.json").read_text(encoding="utf-8"))
+    return {key: value for key, value in context.items() if not key.startswith("_")}
+
+
+def _parse_answers(items: Sequence[str], questions: dict[str, Any]) -> dict[str, str]:
+    answers: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"answers are KEY=VALUE, got {item!r}")
+        if key not in questions:
+            raise UsageError(f"unknown question {key!r}; the questions are {', '.join(questions)}")
+        choices = questions[key]
+        if isinstance(choices, list) and value not in choices:
+            raise UsageError(f"{key} must be one of {', '.join(choices)}; got {value!r}")
+        answers[key] = value
+    return answers
+
+
+def _cookiecutter() -> tuple[Callable[..., str], type[Exception], type[Exception]]:
+    """``cookiecutter.main.cookiecutter`` and the exceptions ``neurogym new`` reports."""
+    try:
+        main = importlib.import_module("cookiecutter.main")
+        exceptions = importlib.import_module("cookiecutter.exceptions")
+    except ImportError:
+        raise CommandError(
+            "needs cookiecutter, which is not installed; it comes with the 'template' extra: "
+            f"{INSTALL_TEMPLATE_EXTRA}"
+        ) from None
+    return main.cookiecutter, exceptions.CookiecutterException, exceptions.FailedHookException
+
+
+@contextlib.contextmanager
+def _quiet_cookiecutter_log() -> Iterator[None]:
+    """Keep cookiecutter's own log (a traceback when a hook fails) off the terminal."""
+    logger = logging.getLogger("cookiecutter")
+    handler, propagate = logging.NullHandler(), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
+def _shown(path: Path) -> str:
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def _plugin_names(project: Path) -> list[str]:
+    with contextlib.suppress(OSError, KeyError, tomllib.TOMLDecodeError):
+        pyproject = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+        return list(pyproject["project"]["entry-points"]["neurogym.plugins"])
+    return []
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    """Bake the plugin template with cookiecutter (prompting unless ``--no-input``)."""
+    template = template_dir()
+    answers = _parse_answers(args.answers, _questions(template))
+    bake, cookiecutter_error, hook_failed = _cookiecutter()
+    try:
+        with _quiet_cookiecutter_log():
+            project = Path(
+                bake(
+                    str(template),
+                    no_input=args.no_input,
+                    extra_context=answers,
+                    output_dir=str(args.output_dir),
+                )
+            )
+    except hook_failed:
+        raise CommandError("nothing was created: the answers above were rejected") from None
+    except cookiecutter_error as exc:
+        raise CommandError(f"nothing was created: {exc}") from None
+    shown = _shown(project)
+    print(f"Created {shown} (from the template in {template})\n\nNext steps:")
+    print(f"  pip install -e {shown} pytest")
+    print(f"  cd {shown} && pytest")
+    for plugin in _plugin_names(project):
+        print(f"  neurogym check --plugin {plugin}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------- main
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser of the ``neurogym`` command."""
+    parser = argparse.ArgumentParser(
+        prog="neurogym",
+        description="List, describe, check and create neurogym tasks.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    listing = sub.add_parser("list", help="list the installed tasks (id, plugin, tags)")
+    listing.add_argument("--tag", help="only tasks with this tag")
+    listing.add_argument("--plugin", help="only tasks of this plugin (entry-point name)")
+    listing.set_defaults(run=cmd_list)
+
+    info = sub.add_parser("info", help="show a task's spec and documentation")
+    info.add_argument("task_id", metavar="ID", help="a task id, e.g. neurogym/Null-v0")
+    info.set_defaults(run=cmd_info)
+
+    check = sub.add_parser(
+        "check", help="run the conformance kit (neurogym.testing.check_task) on installed tasks"
+    )
+    which = check.add_mutually_exclusive_group()
+    which.add_argument("--plugin", help="check every task of this plugin (entry-point name)")
+    which.add_argument("task_ids", nargs="*", default=[], metavar="ID", help="tasks to check")
+    check.add_argument("--steps", type=_positive_int, default=600, help="steps per rollout")
+    check.set_defaults(run=cmd_check)
+
+    new = sub.add_parser(
+        "new",
+        help="create a new task plugin from the template (needs neurogym-core[template])",
+        description="Bake the neurogym plugin template with cookiecutter. Answers given as "
+        "KEY=VALUE become the defaults of the questions (and the answers with --no-input).",
+        epilog=_questions_epilog(),
+    )
+    new.add_argument(
+        "--output-dir", "-o", type=Path, default=Path(), metavar="DIR", help="where to create it"
+    )
+    new.add_argument("--no-input", action="store_true", help="ask nothing; use the defaults")
+    new.add_argument("answers", nargs="*", metavar="KEY=VALUE", help="e.g. plugin_name=mylab")
+    new.set_defaults(run=cmd_new)
+    return parser
+
+
+def _questions_epilog() -> str | None:
+    try:
+        questions = _questions(template_dir())
+    except (OSError, ValueError):  # a broken installation: `neurogym new` itself reports it
+        return None
+    return f"questions (KEY): {', '.join(questions)}"
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``neurogym`` command.
+
+    Args:
+        argv: The arguments, without the program name; ``sys.argv[1:]`` if None.
+
+    Returns:
+        The exit status: 0 success, 1 failure, 2 usage error.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    run: Callable[[argparse.Namespace], int] = args.run
+    try:
+        return run(args)
+    except UsageError as exc:
+        print(f"neurogym {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except CommandError as exc:
+        print(f"neurogym {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # output piped into a command that stopped reading (`| head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

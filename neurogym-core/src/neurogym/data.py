@@ -1,0 +1,261 @@
+"""Supervised data: whole batches of trials (:func:`batch`) and streams (:class:`Dataset`).
+
+Both build trials with the task's batch path (``env.new_trials(n)``, one vectorised builder
+pass for many trials) through the trial wrappers of the env's chain, and both are seeded.
+``docs/data.md`` is the user guide; ``docs/architecture.md`` §9 the contract.
+
+Masks. ``mask`` is the *loss mask*: True on the steps where the task set a ground truth
+(``set_groundtruth``), i.e. where a supervised target is defined. ``valid`` is True on every
+step that belongs to a trial (not padding). Tasks that leave the fixation target implicit (0
+outside the decision period, as upstream NeuroGym does) are trained upstream-style with a loss
+over ``valid`` instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.utils import seeding
+
+from neurogym._builder import TrialBatch
+from neurogym._env import TrialEnv
+
+if TYPE_CHECKING:
+    from neurogym._stream import Dataset, StreamBatch
+
+__all__ = [
+    "Dataset",
+    "StreamBatch",
+    "TrainingBatch",
+    "UnsupportedWrapperError",
+    "batch",
+    "batch_source",
+]
+
+# gymnasium wrappers that never change trial data (added by gymnasium.make).
+_TRANSPARENT = ("OrderEnforcing", "PassiveEnvChecker")
+
+
+class UnsupportedWrapperError(TypeError):
+    """A wrapper in the env's chain acts on steps, so batch generation cannot honour it."""
+
+
+def batch_source(env: gym.Env[Any, Any]) -> Any:
+    """The object whose ``new_trials(n, **kwargs)`` builds batches for ``env``'s whole chain.
+
+    That is the outermost trial wrapper (it passes batch requests down its chain) or the task
+    itself. Every other wrapper acts in ``step()``, which batch generation never calls, so it
+    would be silently ignored: it is an error instead.
+
+    Raises:
+        UnsupportedWrapperError: Naming the first step-level wrapper of the chain.
+        TypeError: The chain does not end in a neurogym ``TrialEnv``.
+    """
+    current: gym.Env[Any, Any] = env
+    source: Any = None
+    while isinstance(current, gym.Wrapper):
+        name = type(current).__name__
+        if callable(getattr(type(current), "new_trials", None)):
+            source = current if source is None else source
+        elif name not in _TRANSPARENT:
+            raise UnsupportedWrapperError(
+                f"{name} acts on steps (step()/reset()), which batch generation never calls, "
+                f"so Dataset/batch() cannot honour it; remove {name} from the chain (apply it "
+                "to your model's inputs instead) or step the env (e.g. with "
+                "gymnasium.make_vec) to use it"
+            )
+        current = current.env
+    if not isinstance(current, TrialEnv):
+        raise TypeError(f"{env} does not end in a neurogym TrialEnv (found {current!r})")
+    return current if source is None else source
+
+
+@contextlib.contextmanager
+def using_generator(task: TrialEnv, rng: np.random.Generator | None) -> Iterator[None]:
+    """Makes ``task`` (and its trial wrappers) draw from ``rng`` during the block."""
+    if rng is None:
+        yield
+        return
+    saved = (task._np_random, task._np_random_seed)
+    task._np_random = rng
+    try:
+        yield
+    finally:
+        task._np_random, task._np_random_seed = saved
+
+
+def resolve_env(
+    env: str | gym.Env[Any, Any], env_kwargs: dict[str, Any] | None, *, copy: bool
+) -> gym.Env[Any, Any]:
+    """An env from an id (made with ``env_kwargs``) or an instance (deep-copied if ``copy``)."""
+    if isinstance(env, str):
+        from neurogym._api import make
+
+        return make(env, **(env_kwargs or {}))
+    if env_kwargs:
+        raise TypeError("env_kwargs= applies to an env id, not to an env instance")
+    if not isinstance(env, gym.Env):
+        raise TypeError(f"env must be a task id or a gymnasium env, got {type(env).__name__}")
+    if copy:
+        import copy as _copy
+
+        return _copy.deepcopy(env)
+    return env
+
+
+def generator_for(seed: int | np.random.Generator | None) -> np.random.Generator | None:
+    """The generator a seed stands for: the one ``env.reset(seed=seed)`` would create."""
+    if seed is None or isinstance(seed, np.random.Generator):
+        return seed
+    return seeding.np_random(int(seed))[0]
+
+
+def to_torch(array: np.ndarray | None) -> Any:
+    """``torch.from_numpy(array)`` (shares memory; None stays None)."""
+    if array is None:
+        return None
+    try:
+        torch = importlib.import_module("torch")
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("as_torch=True needs PyTorch: pip install torch") from exc
+    return torch.from_numpy(np.ascontiguousarray(array))
+
+
+@dataclass
+class TrainingBatch:
+    """``B`` complete trials padded to the longest, for a supervised training step.
+
+    Iterating gives ``(inputs, targets, mask, trial)``, PsychRNN's ``x, y, mask, params``.
+
+    Attributes:
+        inputs: Observations, ``(B, T, *obs)`` (``(T, B, *obs)`` if ``time_major``).
+        targets: Ground truth, ``(B, T, *act)``; zeros if the task sets none.
+        mask: Loss mask ``(B, T)`` bool: steps where the task set a ground truth.
+        valid: ``(B, T)`` bool: steps that belong to a trial (False on padding).
+        lengths: Steps of each trial, ``(B,)``.
+        trial: Trial parameters, one row per trial (``(B, ...)`` arrays).
+        periods: Period name to ``(start, end)`` step indices (end exclusive), ``(B,)`` each.
+        time_major: Whether the time axis comes first.
+        dt: Step size in ms.
+    """
+
+    inputs: Any
+    targets: Any
+    mask: Any
+    valid: Any
+    lengths: Any
+    trial: dict[str, Any] = field(default_factory=dict)
+    periods: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    time_major: bool = False
+    dt: float = 100.0
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.inputs, self.targets, self.mask, self.trial))
+
+    @property
+    def size(self) -> int:
+        """The number of trials ``B``."""
+        return int(self.lengths.shape[0])
+
+    def to_torch(self) -> TrainingBatch:
+        """The same batch with torch tensors (sharing memory) instead of numpy arrays."""
+        return TrainingBatch(
+            to_torch(self.inputs),
+            to_torch(self.targets),
+            to_torch(self.mask),
+            to_torch(self.valid),
+            to_torch(self.lengths),
+            self.trial,
+            self.periods,
+            self.time_major,
+            self.dt,
+        )
+
+
+def _major(array: np.ndarray, time_major: bool) -> np.ndarray:
+    if not time_major:
+        return array
+    return np.ascontiguousarray(np.swapaxes(array, 0, 1))
+
+
+def training_batch(trials: TrialBatch, task: TrialEnv, time_major: bool) -> TrainingBatch:
+    """Turns a :class:`TrialBatch` into a :class:`TrainingBatch` (no copy unless time-major)."""
+    if trials.ob is None:
+        raise ValueError(
+            f"{type(task).__name__} builds no observation array; it cannot make supervised batches"
+        )
+    gt = trials.gt
+    if gt is None:
+        act_shape = task.action_space.shape or ()
+        gt = np.zeros((trials.size, trials.ob.shape[1], *act_shape), task.action_space.dtype)
+    return TrainingBatch(
+        inputs=_major(trials.ob, time_major),
+        targets=_major(gt, time_major),
+        mask=_major(trials.mask, time_major),
+        valid=_major(trials.valid, time_major),
+        lengths=trials.lengths,
+        trial=trials.trial,
+        periods=trials.periods,
+        time_major=time_major,
+        dt=trials.dt,
+    )
+
+
+def batch(
+    env: str | gym.Env[Any, Any],
+    n: int,
+    *,
+    seed: int | np.random.Generator | None = None,
+    time_major: bool = False,
+    as_torch: bool = False,
+    env_kwargs: dict[str, Any] | None = None,
+    **kwargs: Any,
+) -> TrainingBatch:
+    """``n`` complete trials in one vectorised pass, padded to the longest.
+
+    Example::
+
+        x, y, mask, params = neurogym.batch("PerceptualDecisionMaking-v0", 256, seed=0)
+        loss = (cross_entropy(model(x), y) * mask).sum() / mask.sum()
+
+    Args:
+        env: A task id (made with ``env_kwargs``) or an env; an env's trial wrappers are
+            honoured, step-level wrappers raise :class:`UnsupportedWrapperError`.
+        n: Number of trials ``B``.
+        seed: An int (the batch is drawn from the generator ``env.reset(seed=seed)`` would
+            create, so a batch of one equals that env's first trial), a ``Generator`` (drawn
+            from and advanced), or None: an id draws fresh entropy, an env instance draws
+            from (and advances) its own ``rng``.
+        time_major: Return ``(T, B, ...)`` arrays instead of ``(B, T, ...)``.
+        as_torch: Return torch tensors (sharing memory with the numpy arrays).
+        env_kwargs: Constructor arguments when ``env`` is an id (``wrappers=`` included).
+        **kwargs: Forced trial parameters: scalars or arrays with a leading axis of ``n``.
+
+    Returns:
+        A :class:`TrainingBatch`.
+    """
+    made = resolve_env(env, env_kwargs, copy=False)
+    source = batch_source(made)
+    task = made.unwrapped
+    assert isinstance(task, TrialEnv)
+    rng = generator_for(seed)
+    if rng is None and isinstance(env, str):
+        rng = seeding.np_random()[0]
+    with using_generator(task, rng):
+        trials = source.new_trials(n, **kwargs)
+    out = training_batch(trials, task, time_major)
+    return out.to_torch() if as_torch else out
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Dataset", "StreamBatch"):
+        from neurogym import _stream
+
+        return getattr(_stream, name)
+    raise AttributeError(f"module 'neurogym.data' has no attribute {name!r}")

@@ -1,0 +1,557 @@
+"""Vector envs: ``N`` neurogym tasks stepped in lockstep (``gymnasium.make_vec``).
+
+Every neurogym id is registered with ``vector_entry_point="neurogym.vector:make_vector_env"``,
+so ``gymnasium.make_vec("neurogym/<Task>-v0", num_envs=N)`` builds
+
+* a :class:`TrialVectorEnv` (``metadata["neurogym_vectorization"] == "native"``) when the task
+  can be stepped as array operations: a batch-native task (``_new_trials``) whose
+  reward/termination is a declarative :class:`~neurogym.StandardDecision` rule (no custom
+  ``_step``/``step``/``post_step``), a ``Discrete`` action space, no callable timing and no
+  wrappers; its spec says so with ``TaskSpec.vectorized=True``;
+* otherwise gymnasium's :class:`~gymnasium.vector.SyncVectorEnv` over ``N`` single envs
+  (``"loop"``), which is the same thing stepped one env at a time.
+
+Both equal ``N`` single envs made with the same arguments, reset with seeds ``s, s+1, ...``
+(gymnasium's rule for an int seed) and stepped with the same actions: each sub-env keeps its
+own generator, and its trials are drawn from it in the order a single env draws them
+(``docs/architecture.md`` §9.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector.utils import batch_space
+
+from neurogym._builder import BatchBuilder, TrialBatch
+from neurogym._env import TrialEnv
+from neurogym._rowrng import RowGenerators
+from neurogym.rules import FIXATE, RESPOND, StandardDecision
+
+__all__ = ["TrialVectorEnv", "make_vector_env", "native_obstacle"]
+
+VECTOR_ENTRY_POINT = "neurogym.vector:make_vector_env"
+
+
+def native_obstacle(env: gym.Env[Any, Any]) -> str | None:
+    """Why ``env`` cannot be stepped natively by :class:`TrialVectorEnv` (None if it can)."""
+    if env is not env.unwrapped:
+        return f"it is wrapped ({env}); wrappers are applied per env by the loop"
+    if not isinstance(env, TrialEnv):
+        return f"{type(env).__name__} is not a neurogym TrialEnv"
+    cls = type(env)
+    if not isinstance(env.rule, StandardDecision):
+        return f"{cls.__name__} declares no StandardDecision rule"
+    for name in ("_step", "step", "post_step", "new_trial", "_next_trial"):
+        if getattr(cls, name) is not getattr(TrialEnv, name):
+            return f"{cls.__name__} overrides {name}()"
+    if not env.batch_native:
+        return f"{cls.__name__} generates trials with _new_trial (per trial)"
+    space = env.action_space
+    if not isinstance(space, gym.spaces.Discrete) or int(space.start) != 0:
+        return f"its action space {space} is not Discrete(n) starting at 0"
+    if not isinstance(env.observation_space, gym.spaces.Box):
+        return f"its observation space {env.observation_space} is not a Box"
+    for key in env.timing:
+        if env.timing.spec(key).kind == "callable":
+            return f"timing[{key!r}] is a callable (drawn outside the env's generator)"
+    return None
+
+
+def make_vector_env(
+    num_envs: int = 1,
+    *,
+    task_id: str,
+    vectorization: str = "auto",
+    **kwargs: Any,
+) -> gym.vector.VectorEnv[Any, Any, Any]:
+    """The ``vector_entry_point`` of every neurogym id (``gymnasium.make_vec``).
+
+    Args:
+        num_envs: Number of sub-envs ``N``.
+        task_id: The neurogym task id (from the registered gymnasium kwargs).
+        vectorization: ``"auto"`` (native when possible, else the loop), ``"native"`` (raise
+            if the task cannot be stepped natively) or ``"loop"`` (always the loop).
+        **kwargs: Arguments of ``neurogym.make`` for every sub-env: the task's constructor
+            arguments, ``wrappers=``, ``max_episode_steps=``, ``trials_per_episode=``.
+
+    Returns:
+        A :class:`TrialVectorEnv` or a :class:`~gymnasium.vector.SyncVectorEnv`; its
+        ``metadata["neurogym_vectorization"]`` is ``"native"`` or ``"loop"`` and, for the
+        loop, ``metadata["neurogym_loop_reason"]`` says why.
+
+    Raises:
+        ValueError: ``vectorization`` is not one of the three values, or ``"native"`` was asked
+            for a task that cannot be stepped natively.
+    """
+    from neurogym._api import get_registry
+
+    if vectorization not in ("auto", "native", "loop"):
+        raise ValueError(
+            f"vectorization must be 'auto', 'native' or 'loop', got {vectorization!r}"
+        )
+    if isinstance(num_envs, bool) or int(num_envs) != num_envs or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+    kwargs.pop("render_mode", None)
+    registry = get_registry()
+    first = registry.make(task_id, **kwargs)
+    reason = "vectorization='loop' was asked for" if vectorization == "loop" else None
+    if reason is None:
+        reason = native_obstacle(first)
+    if reason is None:
+        assert isinstance(first, TrialEnv)
+        return TrialVectorEnv(first, num_envs)
+    if vectorization == "native":
+        raise ValueError(f"{task_id} cannot be stepped natively by a vector env: {reason}")
+    envs = [first, *(registry.make(task_id, **kwargs) for _ in range(num_envs - 1))]
+    vec = SyncVectorEnv([_Given(env) for env in envs])
+    vec.metadata["neurogym_vectorization"] = "loop"
+    vec.metadata["neurogym_loop_reason"] = reason
+    return vec
+
+
+class _Given:
+    """An env factory that returns an env built beforehand (for SyncVectorEnv)."""
+
+    def __init__(self, env: gym.Env[Any, Any]) -> None:
+        self.env = env
+
+    def __call__(self) -> gym.Env[Any, Any]:
+        return self.env
+
+
+class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
+    """``N`` copies of a rule-based task stepped as array operations (numpy-native).
+
+    Each sub-env has its own generator (seeded ``s + i`` by ``reset(seed=s)``, like
+    gymnasium's vector envs) and a short queue of upcoming trials. Trials are generated in
+    passes: one :class:`~neurogym._builder.BatchBuilder` call builds the next trial of many
+    sub-envs at once, each row drawn from its own sub-env's generator exactly as a single env
+    draws a trial (:class:`~neurogym._rowrng.RowGenerators`). A step reads precomputed
+    per-step tables (period code x ground truth x action -> reward, trial end, performance);
+    when a sub-env's trial ends, only that sub-env moves on to its next trial.
+
+    The results equal ``N`` single envs of the same task (made with the same arguments,
+    reset with the same seeds, stepped with the same actions): observations, rewards,
+    ``terminated``/``truncated`` and ``info`` (merged as gymnasium's ``SyncVectorEnv`` merges
+    single-env infos: ``new_trial``, ``gt``, and at trial ends ``performance`` and ``trial``,
+    each with its ``_key`` mask). Autoreset follows gymnasium's default ``NEXT_STEP`` mode;
+    neurogym tasks only end episodes with ``max_episode_steps`` / ``trials_per_episode``.
+
+    Args:
+        env: A task env (the template: its configuration is shared by all sub-envs, its
+            episode limits apply to each).
+        num_envs: Number of sub-envs.
+        queue: Trials kept ready per sub-env (a refill builds up to this many passes).
+    """
+
+    def __init__(self, env: TrialEnv, num_envs: int, queue: int = 4) -> None:
+        obstacle = native_obstacle(env)
+        if obstacle is not None:
+            raise ValueError(f"TrialVectorEnv cannot step {env}: {obstacle}")
+        self.task = env
+        self.num_envs = num_envs
+        self.queue = max(int(queue), 1)
+        self.single_observation_space = env.observation_space
+        self.single_action_space = env.action_space
+        self.observation_space = batch_space(env.observation_space, num_envs)
+        self.action_space = batch_space(env.action_space, num_envs)
+        self.metadata = {
+            **env.metadata,
+            "autoreset_mode": AutoresetMode.NEXT_STEP,
+            "neurogym_vectorization": "native",
+        }
+        self._generators: list[np.random.Generator | None] = [None] * num_envs
+        self._ones = np.ones(num_envs, dtype=bool)
+        self._build_tables()
+        self._clear()
+
+    # ------------------------------------------------------------------ tables and pool
+    def _build_tables(self) -> None:
+        env = self.task
+        rule = env.rule
+        assert rule is not None
+        n = int(env.action_space.n)
+        self._n_actions = n
+        code = np.arange(3)[:, None, None]
+        gt = np.arange(n)[None, :, None]
+        act = np.arange(n)[None, None, :]
+        moved = act != rule.fixation_action
+        rewards = env.rewards
+        fix = (code == FIXATE) & moved
+        respond = (code == RESPOND) & moved
+        correct = respond & (act == gt)
+        reward = np.where(fix, float(rewards.get("abort", 0.0)), 0.0)
+        reward = np.where(correct, float(rewards.get("correct", 0.0)), reward)
+        reward = np.where(respond & ~correct, float(rewards.get("fail", 0.0)), reward)
+        full = (3, n, n)  # (period code, ground truth, action)
+        self._reward_table = np.broadcast_to(reward, full).reshape(-1).copy()
+        ends = (fix & bool(env.abort)) | respond
+        self._end_table = np.broadcast_to(ends, full).reshape(-1).copy()
+        self._perf_table = np.broadcast_to(correct, full).astype(np.int64).reshape(-1)
+        self._r_tmax = env.r_tmax
+        self._rule = rule
+
+    def _clear(self) -> None:
+        """Forget every trial (pool, queues, current trials)."""
+        n, q = self.num_envs, self.queue
+        obs_shape = self.single_observation_space.shape or ()
+        self._ob = np.zeros((0, *obs_shape), dtype=self.single_observation_space.dtype)
+        self._key = np.zeros(0, dtype=np.intp)
+        self._gt = np.zeros(0, dtype=np.int64)
+        self._t_start = np.zeros(0, dtype=np.intp)
+        self._t_len = np.zeros(0, dtype=np.intp)
+        self._params: dict[str, np.ndarray] = {}
+        self._qids = np.zeros((n, q), dtype=np.intp)
+        self._qcount = np.zeros(n, dtype=np.intp)
+        self._qhead = np.zeros(n, dtype=np.intp)
+        self._cur = np.full(n, -1, dtype=np.intp)
+        self._pos = np.zeros(n, dtype=np.intp)
+        self._end = np.zeros(n, dtype=np.intp)
+        self._ep_steps = np.zeros(n, dtype=np.int64)
+        self._ep_trials = np.zeros(n, dtype=np.int64)
+        self._autoreset = np.zeros(n, dtype=bool)
+        self._started = False
+        self._old_trials = 0
+        self._old_start = self._t_start
+
+    def _generator(self, i: int) -> np.random.Generator:
+        gen = self._generators[i]
+        if gen is None:  # gymnasium's rule: fresh OS entropy on first use
+            gen = self._generators[i] = seeding.np_random()[0]
+        return gen
+
+    def _build(self, rows: np.ndarray) -> TrialBatch:
+        """The next trial of each sub-env in ``rows``, each drawn from its own generator."""
+        env = self.task
+        generators = self._generators
+        picked = [generators[i] for i in rows.tolist()]
+        if None in picked:
+            picked = [self._generator(i) for i in rows.tolist()]
+        rng = RowGenerators(picked)
+        builder = BatchBuilder(env, len(rows), {}, rng=rng)
+        return builder.finish(env._new_trials(builder))
+
+    def _refill(self) -> None:
+        """Compacts the pool to the live trials and tops every queue up to ``queue``."""
+        n, q = self.num_envs, self.queue
+        # 1. queues, left-aligned
+        cols = self._qhead[:, None] + np.arange(q)[None, :]
+        queued = np.take_along_axis(self._qids, np.minimum(cols, q - 1), axis=1)
+        valid_q = np.arange(q)[None, :] < self._qcount[:, None]
+        has_cur = self._cur >= 0
+        live = np.concatenate([self._cur[has_cur], queued[valid_q]])
+        # 2. passes: row i joins pass p while its queue holds fewer than `queue` trials
+        counts = self._qcount.copy()
+        batches: list[tuple[np.ndarray, TrialBatch]] = []
+        for _ in range(q):
+            rows = np.nonzero(counts < q)[0]
+            if rows.size == 0:
+                break
+            batches.append((rows, self._build(rows)))
+            counts[rows] += 1
+        # 3. new pool: live trials first (in their old order), then the new ones
+        self._rebuild_pool(live, batches)
+        remap = np.full(max(self._old_trials, 1), -1, dtype=np.intp)
+        remap[live] = np.arange(live.size)
+        next_id = live.size
+        qcount = self._qcount.copy()
+        new_q = np.where(valid_q, remap[np.where(valid_q, queued, 0)], -1)
+        for rows, batch in batches:
+            ids = np.arange(next_id, next_id + batch.size)
+            next_id += batch.size
+            new_q[rows, qcount[rows]] = ids
+            qcount[rows] += 1
+        if has_cur.any():
+            old_cur = self._cur[has_cur]
+            offset = self._pos[has_cur] - self._old_start[old_cur]
+            self._cur[has_cur] = remap[old_cur]
+            self._pos[has_cur] = self._t_start[self._cur[has_cur]] + offset
+            self._end[has_cur] = (
+                self._t_start[self._cur[has_cur]] + self._t_len[self._cur[has_cur]]
+            )
+        self._qids = new_q
+        self._qcount = qcount
+        self._qhead = np.zeros(n, dtype=np.intp)
+
+    def _rebuild_pool(
+        self, live: np.ndarray, batches: list[tuple[np.ndarray, TrialBatch]]
+    ) -> None:
+        self._old_trials = self._t_start.size
+        self._old_start = self._t_start
+        lens = self._t_len[live]
+        total = int(lens.sum())
+        starts = self._t_start[live]
+        idx = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
+        obs, keys, gts = [self._ob[idx]], [self._key[idx]], [self._gt[idx]]
+        lengths = [lens]
+        params = {k: [v[live]] for k, v in self._params.items()}
+        for _, batch in batches:
+            ob, key, gt = self._flatten(batch)
+            obs.append(ob)
+            keys.append(key)
+            gts.append(gt)
+            lengths.append(batch.lengths)
+            for k, v in batch.trial.items():
+                params.setdefault(k, []).append(np.asarray(v))
+        self._ob = np.concatenate(obs)
+        self._key = np.concatenate(keys)
+        self._gt = np.concatenate(gts)
+        self._t_len = np.concatenate(lengths).astype(np.intp)
+        self._t_start = np.cumsum(self._t_len) - self._t_len
+        self._params = {k: _concat(v) for k, v in params.items()}
+
+    def _flatten(self, batch: TrialBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The steps of a batch back to back: obs, table keys and ground truth."""
+        if batch.ob is None or batch.gt is None:
+            raise ValueError(
+                f"{type(self.task).__name__} sets no observation array or no ground truth; "
+                "the native vector env needs both"
+            )
+        if np.any(batch.lengths < 1):
+            raise ValueError(f"{type(self.task).__name__} generated a trial without steps")
+        n = self._n_actions
+        codes = self._rule.code_grid(batch.start_t, batch.end_t, batch.lengths, batch.dt)
+        lengths = batch.lengths
+        if lengths.min() == lengths.max():  # no padding: the arrays are already back to back
+            steps = batch.size * int(lengths[0])
+            ob = batch.ob.reshape(steps, *batch.ob.shape[2:])
+            gt = batch.gt.reshape(steps).astype(np.int64)
+            code = codes.reshape(steps)
+        else:
+            valid = batch.valid
+            ob, gt, code = batch.ob[valid], batch.gt[valid].astype(np.int64), codes[valid]
+        if gt.size and (gt.min() < 0 or gt.max() >= n):
+            raise ValueError(
+                f"{type(self.task).__name__}: ground truth outside the action space [0, {n})"
+            )
+        key = code.astype(np.intp)
+        key *= n
+        key += gt
+        key *= n
+        return ob, key, gt
+
+    def _start_next(self, idx: np.ndarray) -> None:
+        """Sub-envs ``idx`` move on to the next trial of their queue."""
+        if idx.size == 0:
+            return
+        if np.any(self._qcount[idx] == 0):
+            self._refill()
+        ids = self._qids[idx, self._qhead[idx]]
+        self._qhead[idx] += 1
+        self._qcount[idx] -= 1
+        self._cur[idx] = ids
+        start = self._t_start[ids]
+        self._pos[idx] = start
+        self._end[idx] = start + self._t_len[ids]
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Resets the sub-envs (all, or ``options["reset_mask"]``), as ``SyncVectorEnv`` does.
+
+        Args:
+            seed: None (generators continue, or fresh entropy on first use), an int ``s``
+                (sub-env ``i`` gets ``s + i``) or one seed (or None) per sub-env.
+            options: ``{"reset_mask": bool array}`` resets only those sub-envs.
+
+        Returns:
+            The observations of all sub-envs and an empty info dict.
+        """
+        n = self.num_envs
+        if seed is None:
+            seeds: list[int | None] = [None] * n
+        elif isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(n)]
+        else:
+            seeds = list(seed)
+        if len(seeds) != n:
+            raise ValueError(f"{len(seeds)} seeds for {n} sub-envs")
+        mask = _reset_mask(options, n)
+        idx = np.nonzero(mask)[0]
+        reseeded = [int(i) for i in idx if seeds[int(i)] is not None]
+        for i in reseeded:
+            self._generators[i] = seeding.np_random(seeds[i])[0]
+        if reseeded:  # their queued trials came from the old generators
+            self._qcount[reseeded] = 0
+            self._qhead[reseeded] = 0
+        self._start_next(idx)
+        self._started = True
+        self._ep_steps[idx] = 0
+        self._ep_trials[idx] = 0
+        self._autoreset[idx] = False
+        return self._ob[self._pos], {}
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Steps every sub-env with its action; see the class docstring for the semantics."""
+        if not self._started:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        act = np.asarray(actions)
+        if (
+            act.shape != (self.num_envs,)
+            or act.dtype.kind not in "iu"
+            or act.max() >= self._n_actions
+            or act.min() < 0
+        ):
+            act = _check_actions(act, self.num_envs, self._n_actions)
+        skip = self._autoreset
+        skipping = bool(skip.any())
+        if skipping:  # NEXT_STEP autoreset: these sub-envs reset and ignore their action
+            idx = np.nonzero(skip)[0]
+            self._start_next(idx)
+            self._ep_steps[idx] = 0
+            self._ep_trials[idx] = 0
+            act = np.where(skip, 0, act)
+        pos = self._pos
+        k = self._key[pos] + act
+        reward = self._reward_table[k]
+        ends = self._end_table[k]
+        perf = self._perf_table[k]
+        gt = self._gt[pos]
+        pos1 = pos + 1
+        timeout = pos1 >= self._end
+        if self._r_tmax:
+            reward = reward + self._r_tmax * (timeout & ~ends)
+        new_trial = ends | timeout
+        if skipping:
+            active = ~skip
+            new_trial &= active
+            reward = np.where(skip, 0.0, reward)
+            pos1 = np.where(skip, pos, pos1)
+        self._pos = pos1
+        task = self.task
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        stepped = ~skip if skipping else self._ones
+        info = self._info(new_trial, gt, perf, stepped)
+        if "trial" in info:
+            if task.trials_per_episode is not None:
+                self._ep_trials += new_trial
+                terminated = new_trial & (self._ep_trials >= task.trials_per_episode)
+            self._start_next(np.nonzero(new_trial)[0])
+        if task.max_episode_steps is not None:
+            self._ep_steps += stepped
+            truncated = self._ep_steps >= task.max_episode_steps
+            if skipping:
+                truncated &= stepped
+        self._autoreset = terminated | truncated
+        return self._ob[self._pos], reward, terminated, truncated, info
+
+    def _info(
+        self,
+        new_trial: np.ndarray,
+        gt: np.ndarray,
+        perf: np.ndarray,
+        stepped: np.ndarray,
+    ) -> dict[str, Any]:
+        """The merged single-env infos (before the finished trials are replaced)."""
+        all_stepped = stepped is self._ones
+        info: dict[str, Any] = {
+            "new_trial": new_trial,
+            "_new_trial": np.ones(self.num_envs, dtype=bool) if all_stepped else stepped.copy(),
+            "gt": gt if all_stepped else np.where(stepped, gt, 0),
+            "_gt": np.ones(self.num_envs, dtype=bool) if all_stepped else stepped.copy(),
+        }
+        if not new_trial.any():
+            return info
+        info["performance"] = np.where(new_trial, perf, 0)
+        info["_performance"] = new_trial
+        ids = self._cur[new_trial]
+        trial: dict[str, Any] = {}
+        for key, values in self._params.items():
+            column = np.zeros((self.num_envs, *values.shape[1:]), dtype=values.dtype)
+            column[new_trial] = values[ids]
+            trial[key] = column
+            trial[f"_{key}"] = new_trial
+        info["trial"] = trial
+        info["_trial"] = new_trial
+        return info
+
+    # ------------------------------------------------------------------ attributes
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """The task attribute ``name`` of every sub-env (they share one configuration)."""
+        value = getattr(self.task, name)
+        return tuple(value for _ in range(self.num_envs))
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Sets task attribute ``name`` for every sub-env (one value, or N equal values).
+
+        Trials already prepared from the old configuration are dropped, so the change takes
+        effect at each sub-env's next trial. (Their random draws are skipped: from then on the
+        sub-envs no longer match single envs that made the same change.)
+
+        Raises:
+            ValueError: Per-env values differ; use ``vectorization="loop"`` for that.
+        """
+        if isinstance(values, (list, tuple)):
+            if len(values) != self.num_envs:
+                raise ValueError(f"{len(values)} values for {self.num_envs} sub-envs")
+            first = values[0]
+            if any(v is not first and not _same(v, first) for v in values[1:]):
+                raise ValueError(
+                    "the native vector env shares one task configuration across sub-envs; "
+                    "make it with vectorization='loop' to give each its own value"
+                )
+            values = first
+        setattr(self.task, name, values)
+        obstacle = native_obstacle(self.task)
+        if obstacle is not None:
+            raise ValueError(
+                f"after setting {name!r}, the task cannot be stepped natively: {obstacle}"
+            )
+        self._build_tables()
+        self._qcount[:] = 0
+        self._qhead[:] = 0
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(np.all(a == b))
+    except (TypeError, ValueError):
+        return False
+
+
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    try:
+        return np.concatenate(parts)
+    except ValueError:  # ragged trial variables: keep them as objects
+        out = np.empty(sum(len(p) for p in parts), dtype=object)
+        i = 0
+        for part in parts:
+            for value in part:
+                out[i] = value
+                i += 1
+        return out
+
+
+def _reset_mask(options: dict[str, Any] | None, n: int) -> np.ndarray:
+    if not options or "reset_mask" not in options:
+        return np.ones(n, dtype=bool)
+    mask = options["reset_mask"]
+    if not isinstance(mask, np.ndarray) or mask.shape != (n,) or mask.dtype != np.bool_:
+        raise TypeError(f"options['reset_mask'] must be a bool array of shape ({n},)")
+    if not mask.any():
+        raise ValueError("options['reset_mask'] must select at least one sub-env")
+    return mask
+
+
+def _check_actions(act: np.ndarray, n: int, n_actions: int) -> np.ndarray:
+    if act.shape != (n,):
+        raise ValueError(f"expected {n} actions (shape ({n},)), got shape {act.shape}")
+    as_int = act.astype(np.intp)
+    if not np.array_equal(as_int, act):
+        raise ValueError(f"actions must be integers in [0, {n_actions}), got {act}")
+    if as_int.min() < 0 or as_int.max() >= n_actions:
+        raise ValueError(f"actions must be integers in [0, {n_actions}), got {act}")
+    return as_int

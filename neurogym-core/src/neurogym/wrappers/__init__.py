@@ -1,0 +1,59 @@
+"""neurogym's wrappers (documented with examples in ``docs/wrappers.md``).
+
+Step-level wrappers (plain ``gymnasium.Wrapper``):
+
+* :class:`PassAction`, :class:`PassReward`: append the last action / reward to the
+  observation (named dims ``action`` / ``reward``).
+* :class:`Noise`: Gaussian observation noise, fixed or adapted to a target performance.
+* :class:`ReactionTime`: respond at any time after stimulus onset.
+* :class:`Monitor`: per-trial logs, optional ``.npz`` files, ``evaluate_policy``.
+
+Trial wrappers (:class:`TrialWrapper`): :class:`SideBias`, :class:`RandomGroundTruth`,
+:class:`ScheduleAttr`, :class:`TrialHistoryV2`, :class:`ScheduleEnvs`, :class:`MultiEnvs`.
+
+Schedules: :class:`RandomSchedule`, :class:`SequentialSchedule`, :class:`RandomBlockSchedule`,
+:class:`SequentialBlockSchedule` (and :class:`TruncExp` / :func:`trunc_exp`, re-exported from
+:mod:`neurogym.timing`).
+
+``neurogym.wrapper_specs()`` lists the registered wrapper specs (every name
+``neurogym.make(id, wrappers=[...])`` accepts, core's and the plugins').
+"""
+
+from __future__ import annotations
+
+from neurogym.wrappers._base import TrialWrapper
+from neurogym.wrappers.monitor import Monitor
+from neurogym.wrappers.multi import MultiEnvs, ScheduleEnvs
+from neurogym.wrappers.schedule import (
+    BaseSchedule,
+    RandomBlockSchedule,
+    RandomSchedule,
+    SequentialBlockSchedule,
+    SequentialSchedule,
+    TruncExp,
+    trunc_exp,
+)
+from neurogym.wrappers.step import Noise, PassAction, PassReward, ReactionTime
+from neurogym.wrappers.trial import RandomGroundTruth, ScheduleAttr, SideBias, TrialHistoryV2
+
+__all__ = [
+    "BaseSchedule",
+    "Monitor",
+    "MultiEnvs",
+    "Noise",
+    "PassAction",
+    "PassReward",
+    "RandomBlockSchedule",
+    "RandomGroundTruth",
+    "RandomSchedule",
+    "ReactionTime",
+    "ScheduleAttr",
+    "ScheduleEnvs",
+    "SequentialBlockSchedule",
+    "SequentialSchedule",
+    "SideBias",
+    "TrialHistoryV2",
+    "TrialWrapper",
+    "TruncExp",
+    "trunc_exp",
+]

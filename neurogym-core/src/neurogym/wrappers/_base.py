@@ -1,0 +1,238 @@
+"""``TrialWrapper``: the base of wrappers that take part in trial generation.
+
+How it works (``docs/architecture.md`` §8): a trial wrapper's ``step`` and ``reset`` make it
+the *trial owner* of the call (:mod:`neurogym._context`) unless an outer trial wrapper already
+is. When the task reaches a trial boundary inside that call, ``TrialEnv`` asks the owner for
+the next trial, and each wrapper's ``new_trial`` passes the request down its chain. Nothing is
+stored on the wrapped env and no attribute is forwarded, so any nesting works.
+"""
+
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+
+from neurogym._batching import stack_trials
+from neurogym._builder import TrialBatch
+from neurogym._context import claim_trials, owning_trials, release_trials
+from neurogym._env import TrialEnv
+
+__all__ = ["TrialWrapper", "check_switchable", "observation_now", "trial_source"]
+
+
+def _require_trial_env(env: gym.Env[Any, Any], who: str) -> TrialEnv:
+    task = env.unwrapped
+    if not isinstance(task, TrialEnv):
+        raise TypeError(
+            f"{who} needs an env whose unwrapped task is a neurogym TrialEnv, got "
+            f"{type(task).__name__} (from {env})"
+        )
+    return task
+
+
+def trial_source(env: gym.Env[Any, Any]) -> TrialWrapper | TrialEnv:
+    """The object that generates ``env``'s trials: its outermost trial wrapper, or its task.
+
+    Step-level wrappers (gymnasium's or neurogym's) are skipped: they take no part in trial
+    generation.
+
+    Raises:
+        TypeError: If the chain ends in something other than a ``TrialEnv``.
+    """
+    current: gym.Env[Any, Any] = env
+    while True:
+        if isinstance(current, TrialWrapper | TrialEnv):
+            return current
+        if not isinstance(current, gym.Wrapper):
+            raise TypeError(
+                f"{env} does not end in a neurogym TrialEnv (found {type(current).__name__})"
+            )
+        current = current.env
+
+
+def _changes_observation(wrapper: gym.Wrapper[Any, Any, Any, Any]) -> bool:
+    return (
+        isinstance(wrapper, gym.ObservationWrapper)
+        or bool(getattr(type(wrapper), "changes_observation", False))
+        or wrapper.observation_space is not wrapper.env.observation_space
+    )
+
+
+def check_switchable(env: gym.Env[Any, Any], who: str) -> None:
+    """Checks that ``env`` can be switched to at a trial boundary by ``who``.
+
+    A wrapper that switches envs returns the new env's first observation itself (the new env
+    was not stepped), computed by :func:`observation_now`. That works through trial wrappers
+    (they implement ``current_observation``) and through step wrappers that leave the
+    observation alone, but not through step wrappers that change it.
+
+    Raises:
+        TypeError: Naming the step wrapper that changes observations; apply it outside ``who``.
+    """
+    current: gym.Env[Any, Any] = env
+    while isinstance(current, gym.Wrapper) and not isinstance(current, TrialWrapper):
+        if _changes_observation(current):
+            raise TypeError(
+                f"{who} cannot switch to {env}: its step wrapper {type(current).__name__} "
+                f"changes observations; apply {type(current).__name__} to the {who} instead "
+                "of to one of its envs"
+            )
+        current = current.env
+    _require_trial_env(current, who)
+
+
+def observation_now(env: gym.Env[Any, Any]) -> Any:
+    """The observation ``env`` shows at the current step of its current trial.
+
+    Used when an env becomes active at a trial boundary without having been stepped. ``env``
+    must pass :func:`check_switchable`.
+    """
+    current: gym.Env[Any, Any] = env
+    while True:
+        if isinstance(current, TrialWrapper):
+            return current.current_observation()
+        if isinstance(current, TrialEnv):
+            return current._current_observation()
+        if not isinstance(current, gym.Wrapper):
+            raise TypeError(f"{env} does not end in a neurogym TrialEnv")
+        current = current.env
+
+
+class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
+    """Base class of wrappers that change how trials are generated.
+
+    Override :meth:`new_trial` to change the kwargs of the next trial, pick the env that
+    generates it, or post-process the trial it returns (``self.task.ob`` / ``self.task.gt``),
+    and call ``super().new_trial(**kwargs)`` (or ``self.source.new_trial``) to generate it::
+
+        class AlwaysLeft(neurogym.TrialWrapper):
+            def new_trial(self, **kwargs):
+                kwargs["ground_truth"] = 0
+                return super().new_trial(**kwargs)
+
+    The wrapper is used wherever it sits in a chain: the task asks the outermost trial wrapper
+    of each ``step``/``reset`` call for its next trial. A subclass that overrides ``step`` or
+    ``reset`` must call ``super()``'s (that is what makes it the owner of the call); one that
+    changes the observation in ``step`` must also override :meth:`current_observation`.
+
+    Args:
+        env: The env to wrap; ``env.unwrapped`` must be a :class:`~neurogym.TrialEnv`.
+
+    Raises:
+        TypeError: If ``env.unwrapped`` is not a ``TrialEnv``.
+    """
+
+    def __init__(self, env: gym.Env[Any, Any]) -> None:
+        _require_trial_env(env, type(self).__name__)
+        super().__init__(env)
+        self._source = trial_source(env)
+
+    @property
+    def task(self) -> TrialEnv:
+        """The wrapped task (``self.unwrapped``), typed as a ``TrialEnv``."""
+        task = self.env.unwrapped
+        assert isinstance(task, TrialEnv)  # checked in __init__
+        return task
+
+    @property
+    def source(self) -> TrialWrapper | TrialEnv:
+        """The next trial generator down the chain (a trial wrapper or the task)."""
+        return self._source
+
+    # ------------------------------------------------------------------ trial generation
+    def new_trial(self, **kwargs: Any) -> dict[str, Any]:
+        """Generates the next trial through the rest of the chain (override to take part).
+
+        Args:
+            **kwargs: Forced trial parameters, e.g. ``ground_truth=1``.
+
+        Returns:
+            The trial dict.
+        """
+        return self._source.new_trial(**kwargs)
+
+    def new_trials(self, n: int, **kwargs: Any) -> TrialBatch:
+        """Generates ``n`` trials at once, without changing the current trial.
+
+        A wrapper that does not override :meth:`new_trial` passes the request down. Otherwise
+        :meth:`new_trial` is called ``n`` times on the task (so wrapper state such as a block
+        counter advances by ``n`` trials) and the trials are padded into one batch; override
+        this method to draw the batch at once instead.
+
+        Args:
+            n: Batch size.
+            **kwargs: Forced trial parameters: scalars or arrays with a leading axis of ``n``.
+
+        Returns:
+            The padded :class:`~neurogym.TrialBatch`.
+        """
+        if type(self).new_trial is TrialWrapper.new_trial:
+            return self._source.new_trials(n, **kwargs)
+        switcher = _switcher_in(self.env)
+        if switcher is not None:
+            raise NotImplementedError(
+                f"{type(self).__name__} cannot build a batch: its trials come from the several "
+                f"envs of {switcher}; call new_trials(n) on each env instead"
+            )
+        return self._loop_trials(n, kwargs)
+
+    def _loop_trials(self, n: int, kwargs: dict[str, Any]) -> TrialBatch:
+        task = self.task
+        saved = task._save_trial_state()
+        rows: list[tuple[TrialBatch, dict[str, Any]]] = []
+        try:
+            for i in range(n):
+                own = {k: _row(v, i, n) for k, v in kwargs.items()}
+                trial = self.new_trial(**own)
+                rows.append((task._current_builder().finish(None), trial))
+        finally:
+            task._restore_trial_state(saved)
+        return stack_trials(rows, task)
+
+    def current_observation(self) -> Any:
+        """The observation this wrapper shows at the current step (see :func:`observation_now`)."""
+        return observation_now(self.env)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Steps the wrapped env, generating any new trial through the outermost trial wrapper."""
+        token = claim_trials(self)
+        try:
+            return self.env.step(action)
+        finally:
+            release_trials(token)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Resets the wrapped env; its first trial is generated through this chain."""
+        self.reset_state()
+        with owning_trials(self):
+            return self.env.reset(seed=seed, options=options)
+
+    def reset_state(self) -> None:
+        """Forgets per-episode state before a reset (override; the default does nothing).
+
+        State that needs random draws (a first block, a first previous choice) should be
+        drawn lazily in the first ``new_trial`` after this, from ``self.task.rng``: the reset
+        re-seeds that generator only after this method ran.
+        """
+
+
+def _switcher_in(env: gym.Env[Any, Any]) -> str | None:
+    """The name of the first wrapper in ``env``'s chain that switches envs, if any."""
+    current: gym.Env[Any, Any] = env
+    while isinstance(current, gym.Wrapper):
+        if getattr(type(current), "switches_envs", False):
+            return type(current).__name__
+        current = current.env
+    return None
+
+
+def _row(value: Any, i: int, n: int) -> Any:
+    """Trial ``i``'s value of a batch kwarg (arrays with a leading ``n`` axis are split)."""
+    if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == n:
+        return value[i]
+    return value

@@ -1,0 +1,257 @@
+"""TrialWrapper: ownership of trial generation, nesting, batches, make(wrappers=) and hooks."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from wrapper_tasks import Counter, Toy
+
+import neurogym
+from neurogym import TrialWrapper
+from neurogym import wrappers as ngw
+from neurogym._context import current_owner
+from neurogym.hookspecs import hookimpl
+
+
+class ConstantOb(TrialWrapper):
+    """Post-processes every trial: the whole observation becomes ``value``."""
+
+    def __init__(self, env, value):
+        super().__init__(env)
+        self.value = value
+
+    def new_trial(self, **kwargs):
+        trial = super().new_trial(**kwargs)
+        self.task.ob[:] = self.value
+        return trial
+
+
+class ForceGt(TrialWrapper):
+    """Changes the kwargs: every trial has ``ground_truth = gt`` (and records who forced it)."""
+
+    def __init__(self, env, gt):
+        super().__init__(env)
+        self.gt = gt
+        self.calls = 0
+
+    def new_trial(self, **kwargs):
+        self.calls += 1
+        kwargs.setdefault("ground_truth", self.gt)
+        kwargs.setdefault("forced_by", self.gt)
+        return super().new_trial(**kwargs)
+
+
+def test_trial_wrapper_needs_a_trial_env():
+    with pytest.raises(TypeError, match="unwrapped task is a neurogym TrialEnv, got CartPole"):
+        TrialWrapper(gym.make("CartPole-v1"))
+
+
+def test_task_property_and_no_attribute_forwarding():
+    task = Toy()
+    env = TrialWrapper(task)
+    assert env.task is task is env.unwrapped
+    assert env.source is task
+    with pytest.raises(AttributeError):
+        _ = env.choices  # gymnasium 1.x forwards nothing, and neither do we
+
+
+def test_wrapper_changes_show_in_reset_step_and_env_ob():
+    # upstream test_reset_step: a wrapper's new_trial reaches reset() and step() obs.
+    env = ConstantOb(Toy(), value=7.0)
+    ob, _ = env.reset(seed=0)
+    np.testing.assert_array_equal(ob, [7, 7, 7])
+    np.testing.assert_array_equal(env.task.ob, np.full((5, 3), 7))
+    for _ in range(12):  # crosses two trial boundaries (5-step trials)
+        ob, *_ = env.step(0)
+        np.testing.assert_array_equal(ob, [7, 7, 7])
+
+
+def test_wrapper_does_not_mutate_the_wrapped_env():
+    task = Toy()
+    before = set(vars(task))
+    env = ForceGt(ConstantOb(task, 1.0), gt=1)
+    env.reset(seed=0)
+    env.step(0)
+    assert set(vars(task)) - before <= {
+        "_action_tables",
+        "_where_cache",
+        "_np_random",
+        "_np_random_seed",
+    }
+    assert not any(isinstance(v, TrialWrapper) for v in vars(task).values())
+    assert current_owner() is None  # ownership ends with the call
+
+
+def test_outermost_trial_wrapper_owns_generation_at_any_depth():
+    task = Toy()
+    inner = ForceGt(task, gt=0)
+    middle = ngw.PassAction(inner)  # a step wrapper in between
+    outer = ForceGt(ConstantOb(middle, 3.0), gt=1)
+    outer.reset(seed=0)
+    assert task.trial["ground_truth"] == 1
+    assert task.trial["forced_by"] == 1
+    assert (outer.calls, inner.calls) == (1, 1)  # the outer passed down through the inner
+    for _ in range(5):
+        outer.step(0)
+    assert (outer.calls, inner.calls) == (2, 2)
+    assert task.trial["ground_truth"] == 1
+    # Stepping the inner chain alone makes the inner wrapper the owner.
+    for _ in range(5):
+        middle.step(0)
+    assert (outer.calls, inner.calls) == (2, 3)
+    assert task.trial["ground_truth"] == 0
+
+
+def test_new_trial_called_directly_passes_down_the_chain():
+    env = ForceGt(Toy(), gt=1)
+    env.reset(seed=0)
+    trial = env.new_trial(coh=5)
+    assert trial["ground_truth"] == 1
+    assert trial["coh"] == 5
+    assert env.task.trial is trial
+
+
+def test_pass_through_wrapper_batches_through_the_task():
+    plain, wrapped = Toy(), TrialWrapper(Toy())
+    plain.reset(seed=3)
+    wrapped.reset(seed=3)
+    a, b = plain.new_trials(4), wrapped.new_trials(4)
+    np.testing.assert_array_equal(a.ob, b.ob)
+
+
+def test_overriding_wrapper_batches_by_calling_new_trial_and_restores_the_trial():
+    env = ForceGt(Toy(), gt=1)
+    env.reset(seed=0)
+    current = env.task.trial
+    batch = env.new_trials(3, coh=np.array([1, 2, 3]))
+    assert env.task.trial == current
+    np.testing.assert_array_equal(batch.trial["ground_truth"], [1, 1, 1])
+    np.testing.assert_array_equal(batch.trial["coh"], [1, 2, 3])
+    np.testing.assert_array_equal(batch.gt[:, 4], [2, 2, 2])  # choice 1 is action 2
+    assert env.calls == 4
+
+
+def test_wrapped_envs_pickle_and_copy_mid_episode():
+    env = ngw.ScheduleEnvs(
+        [ForceGt(Toy(), 1), Toy(value=2.0)], ngw.RandomSchedule(2), env_input=True
+    )
+    env.reset(seed=5)
+    for _ in range(7):
+        env.step(0)
+    for clone in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        for _ in range(20):
+            a, b = env.step(1), clone.step(1)
+            np.testing.assert_array_equal(a[0], b[0])
+            assert a[1] == b[1]
+        env = clone
+
+
+def test_make_applies_core_wrappers_by_name_with_kwargs():
+    env = neurogym.make(
+        "neurogym/Null-v0",
+        wrappers=["PassAction", ("Noise", {"std_noise": 0.0}), ("Monitor", {"verbose": False})],
+    )
+    assert isinstance(env, ngw.Monitor)
+    assert isinstance(env.env, ngw.Noise)
+    assert env.env.std_noise == 0.0
+    assert isinstance(env.env.env, ngw.PassAction)
+    ob, _ = env.reset(seed=0)
+    np.testing.assert_array_equal(ob, [0.0, 0.0])
+    assert env.observation_space.name == {"action": 1}
+
+
+def test_make_schedule_envs_by_name_with_others():
+    other = neurogym.make("neurogym/Null-v0")
+    env = neurogym.make(
+        "neurogym/Null-v0",
+        wrappers=[("ScheduleEnvs", {"others": [other], "schedule": ngw.SequentialSchedule(2)})],
+    )
+    assert isinstance(env, ngw.ScheduleEnvs)
+    assert env.envs[1] is other
+
+
+def test_gymnasium_make_accepts_wrappers():
+    env = gym.make("neurogym/Null-v0", wrappers=["PassReward"])
+    ob, _ = env.reset(seed=0)
+    assert ob.shape == (2,)
+
+
+def test_listing_the_core_wrappers():
+    names = [spec.name for spec in neurogym.wrapper_specs()]
+    assert names == [
+        "Monitor",
+        "MultiEnvs",
+        "Noise",
+        "PassAction",
+        "PassReward",
+        "RandomGroundTruth",
+        "ReactionTime",
+        "ScheduleAttr",
+        "ScheduleEnvs",
+        "SideBias",
+        "TrialHistoryV2",
+    ]
+    assert all(spec.plugin == "core" and spec.description for spec in neurogym.wrapper_specs())
+    for spec in neurogym.wrapper_specs():
+        assert callable(spec.load())
+    assert neurogym.wrappers.SideBias is ngw.SideBias  # the module is callable and a module
+
+
+class _Recorder:
+    def __init__(self):
+        self.seen = []
+
+    @hookimpl
+    def neurogym_env_created(self, env, spec):
+        self.seen.append((type(env).__name__, spec.id))
+
+
+def test_env_created_hook_is_called_once_per_make(ngym_registry):
+    recorder = _Recorder()
+    ngym_registry.plugin_manager.register(recorder, name="recorder")
+    env = ngym_registry.make("Null", wrappers=["PassAction"])
+    env.reset(seed=0)
+    for _ in range(50):
+        env.step(0)
+    assert recorder.seen == [("PassAction", "neurogym/Null-v0")]
+
+
+def test_env_created_hook_errors_name_the_hook(ngym_registry):
+    class Broken:
+        @hookimpl
+        def neurogym_env_created(self, env, spec):
+            raise RuntimeError("boom")
+
+    ngym_registry.plugin_manager.register(Broken(), name="broken")
+    with pytest.raises(RuntimeError, match="boom") as info:
+        ngym_registry.make("Null")
+    assert "raised by a neurogym_env_created hook while making 'neurogym/Null-v0'" in (
+        info.value.__notes__
+    )
+
+
+def test_no_pluggy_dispatch_on_the_step_path(ngym_registry, monkeypatch):
+    env = ngym_registry.make("Null", wrappers=["PassAction", "Monitor"])
+    env.reset(seed=0)
+    hooks = ngym_registry.plugin_manager.hook
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a hook was called while stepping")
+
+    monkeypatch.setattr(hooks, "neurogym_env_created", forbidden)
+    wrapped = ngw.ScheduleEnvs([ForceGt(Counter(1.0), 1), Counter(2.0)], ngw.RandomSchedule(2))
+    wrapped.reset(seed=0)
+    for _ in range(200):
+        env.step(0)
+        wrapped.step(0)
+
+
+def test_looped_batches_refuse_a_chain_that_switches_envs():
+    env = ForceGt(ngw.MultiEnvs([Toy(), Toy()]), gt=0)
+    env.reset(seed=0)
+    with pytest.raises(NotImplementedError, match="come from the several envs of MultiEnvs"):
+        env.new_trials(2)

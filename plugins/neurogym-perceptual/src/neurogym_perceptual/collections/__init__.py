@@ -1,0 +1,1 @@
+"""Task collections of neurogym-perceptual: tasks built from other tasks and wrappers."""

@@ -1,0 +1,165 @@
+"""Check the answers before anything is generated; exit 1 with every problem found.
+
+Cookiecutter renders this file with the answers (``jsonify`` turns each into a valid Python
+string literal), runs it, and stops generating (removing the new directory) when it exits
+non-zero. It uses only the standard library, so it runs wherever cookiecutter does.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import sys
+
+ANSWERS = {
+    "plugin_name": {{ cookiecutter.plugin_name | jsonify }},
+    "namespace": {{ cookiecutter.namespace | jsonify }},
+    "task_class": {{ cookiecutter.task_class | jsonify }},
+    "author": {{ cookiecutter.author | jsonify }},
+    "email": {{ cookiecutter.email | jsonify }},
+    "license": {{ cookiecutter.license | jsonify }},
+    "description": {{ cookiecutter.description | jsonify }},
+    "tags": {{ cookiecutter.tags | jsonify }},
+}
+
+# Upper bounds that keep every generated line within the 99 columns the ruff config allows.
+MAX_NAME = 32
+MAX_TEXT = 80
+MAX_TAG = 30
+
+PLUGIN_NAME_RE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*", re.ASCII)
+NAMESPACE_RE = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)  # gymnasium's namespace grammar
+CLASS_RE = re.compile(r"[A-Z][A-Za-z0-9]*", re.ASCII)
+EMAIL_RE = re.compile(r"[^@\s\"\\]+@[^@\s\"\\]+\.[^@\s\"\\]+")
+TAG_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*", re.ASCII)
+LICENSES = ("Apache-2.0", "MIT", "BSD-3-Clause", "GPL-3.0-or-later")
+
+# neurogym-core is "neurogym-core" and registers its own tasks as plugin "core"; the others are
+# the first-party task families published from the neurogym repository.
+RESERVED_PLUGIN_NAMES = ("core", "perceptual", "workingmemory", "valuebased", "motor", "multitask")
+# Names the generated task module and tests import: a task class of that name would shadow them.
+RESERVED_CLASSES = ("Any", "BatchBuilder", "Mapping", "StandardDecision", "TrialEnv")
+
+
+def check_plugin_name(name: str) -> list[str]:
+    """Problems with the plugin name (distribution ``neurogym-<name>``)."""
+    if not PLUGIN_NAME_RE.fullmatch(name) or len(name) > MAX_NAME:
+        return [
+            f"plugin_name {name!r} is not a valid plugin name: use up to {MAX_NAME} lowercase "
+            "letters, digits and single '-', starting with a letter (e.g. 'mylab' or "
+            "'rat-lab'); it becomes the distribution name 'neurogym-<name>' and the import "
+            "name 'neurogym_<name with _ for ->'"
+        ]
+    if name in RESERVED_PLUGIN_NAMES:
+        return [
+            f"plugin_name {name!r} is taken: 'neurogym-{name}' is a distribution of the "
+            f"neurogym project itself (reserved: {', '.join(RESERVED_PLUGIN_NAMES)})"
+        ]
+    return []
+
+
+def check_namespace(namespace: str) -> list[str]:
+    """Problems with the namespace of the task ids."""
+    if not NAMESPACE_RE.fullmatch(namespace) or len(namespace) > MAX_NAME:
+        return [
+            f"namespace {namespace!r} is not a valid task-id namespace: use up to {MAX_NAME} "
+            "letters, digits, '_' or '-' (task ids are '<namespace>/<TaskClass>-v0')"
+        ]
+    if namespace.lower() == "neurogym":
+        return [
+            f"namespace {namespace!r} clashes with neurogym: the 'neurogym/' namespace is "
+            "reserved for the tasks of the neurogym project; use your own, e.g. your lab's or "
+            "your plugin's name"
+        ]
+    return []
+
+
+def check_task_class(name: str) -> list[str]:
+    """Problems with the class name of the first task (its module is the name lower-cased)."""
+    if not CLASS_RE.fullmatch(name) or len(name) > MAX_NAME:
+        return [
+            f"task_class {name!r} is not a valid task class name: use up to {MAX_NAME} ASCII "
+            "letters and digits in CamelCase, starting with an upper-case letter (e.g. "
+            "'StrongerStimulus')"
+        ]
+    if keyword.iskeyword(name) or keyword.iskeyword(name.lower()):
+        return [
+            f"task_class {name!r} cannot be used: it or its module name {name.lower()!r} is a "
+            "Python keyword"
+        ]
+    if name in RESERVED_CLASSES:
+        return [
+            f"task_class {name!r} would shadow a name the task module imports "
+            f"({', '.join(RESERVED_CLASSES)}); choose another name"
+        ]
+    return []
+
+
+def check_text(key: str, value: str) -> list[str]:
+    """Problems with a free-text answer that is written into TOML, Python and Markdown."""
+    if not value.strip():
+        return [f"{key} must not be empty"]
+    if len(value) > MAX_TEXT:
+        return [f"{key} is {len(value)} characters long; the limit is {MAX_TEXT}"]
+    if value != value.strip():
+        return [f"{key} {value!r} has leading or trailing spaces"]
+    if any(char in value for char in '"\\') or not value.isprintable():
+        return [f"{key} {value!r} must be one line without double quotes or backslashes"]
+    return []
+
+
+def check_email(email: str) -> list[str]:
+    """Problems with the author's email; empty means none."""
+    if email and not EMAIL_RE.fullmatch(email):
+        return [f"email {email!r} is not an email address (leave it empty for none)"]
+    return []
+
+
+def check_license(license_id: str) -> list[str]:
+    """Problems with the license identifier."""
+    if license_id not in LICENSES:
+        return [f"license {license_id!r} is not one of {', '.join(LICENSES)}"]
+    return []
+
+
+def check_tags(tags: str) -> list[str]:
+    """Problems with the comma-separated tags of the first task."""
+    items = [tag.strip() for tag in tags.split(",")]
+    bad = [tag for tag in items if not TAG_RE.fullmatch(tag) or len(tag) > MAX_TAG]
+    if bad:
+        return [
+            f"tags {tags!r}: {', '.join(repr(tag) for tag in bad)} not valid; give one or more "
+            f"comma-separated tags of up to {MAX_TAG} letters, digits, '_', '.' or '-' (e.g. "
+            "'perceptual, two-alternative')"
+        ]
+    if len(set(items)) != len(items):
+        return [f"tags {tags!r} repeat a tag"]
+    return []
+
+
+def problems(answers: dict[str, str]) -> list[str]:
+    """Every problem with ``answers``, in question order."""
+    return [
+        *check_plugin_name(answers["plugin_name"]),
+        *check_namespace(answers["namespace"]),
+        *check_task_class(answers["task_class"]),
+        *check_text("author", answers["author"]),
+        *check_email(answers["email"]),
+        *check_license(answers["license"]),
+        *check_text("description", answers["description"]),
+        *check_tags(answers["tags"]),
+    ]
+
+
+def main() -> int:
+    """Print every problem to stderr; return 1 if there is one."""
+    found = problems(ANSWERS)
+    for problem in found:
+        print(f"ERROR: {problem}", file=sys.stderr)
+    if found:
+        print("The neurogym plugin template generated nothing; answer again.", file=sys.stderr)
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Task classes of this plugin: one module per task (or per family of tasks)."""

@@ -1,0 +1,131 @@
+"""Every core wrapper over every task of every installed plugin passes check_task.
+
+A combination that is not meaningful (a ground-truth wrapper on a task without ``choices``,
+ReactionTime on a task without stimulus and decision periods, an observation-extending wrapper
+on a non-vector observation) is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import neurogym
+from neurogym import wrappers as ngw
+from neurogym.testing import check_task
+
+TASK_IDS = [spec.id for spec in neurogym.tasks()]
+
+
+def _task(env: gym.Env[Any, Any]) -> Any:
+    return env.unwrapped
+
+
+def _needs_choices(env: gym.Env[Any, Any]) -> str | None:
+    if getattr(_task(env), "choices", None) is None:
+        return "the task has no 'choices' (no ground truth to bias)"
+    return None
+
+
+def _needs_vector_obs(env: gym.Env[Any, Any]) -> str | None:
+    space = env.observation_space
+    if not isinstance(space, gym.spaces.Box) or len(space.shape) != 1:
+        return f"the observation space {space} is not a 1-D Box"
+    return None
+
+
+def _needs_rt_periods(env: gym.Env[Any, Any]) -> str | None:
+    task = _task(env)
+    task.reset(seed=0)
+    missing = {"stimulus", "decision"} - set(task.start_t)
+    if missing or not task._has_gt:
+        return f"trials lack {sorted(missing) or 'a ground truth'} (ReactionTime needs both)"
+    return None
+
+
+def _side_bias(env: gym.Env[Any, Any]) -> gym.Env[Any, Any]:
+    n = len(_task(env).choices)
+    first = [0.8] + [0.2 / (n - 1)] * (n - 1)
+    return ngw.SideBias(env, probs=[first, first[::-1]], block_dur=3)
+
+
+def _schedule_attr(env: gym.Env[Any, Any]) -> gym.Env[Any, Any]:
+    choices = list(_task(env).choices)
+    attrs = [{"ground_truth": choices[0]}, {"ground_truth": choices[-1]}]
+    return ngw.ScheduleAttr(env, ngw.RandomBlockSchedule(2, [2, 3]), attrs)
+
+
+def _two(make: Callable[..., gym.Env[Any, Any]], task_id: str) -> list[gym.Env[Any, Any]]:
+    return [make(task_id), make(task_id)]
+
+
+Factory = Callable[[gym.Env[Any, Any], str], gym.Env[Any, Any]]
+Guard = Callable[[gym.Env[Any, Any]], str | None]
+
+WRAPPERS: dict[str, tuple[Factory, tuple[Guard, ...]]] = {
+    "PassAction": (lambda env, _: ngw.PassAction(env), (_needs_vector_obs,)),
+    "PassReward": (lambda env, _: ngw.PassReward(env), (_needs_vector_obs,)),
+    "Noise": (lambda env, _: ngw.Noise(env, std_noise=0.1), ()),
+    "Noise-adaptive": (
+        lambda env, _: ngw.Noise(env, std_noise=0.1, perf_th=0.5, w=3, step_noise=0.05),
+        (),
+    ),
+    "ReactionTime": (lambda env, _: ngw.ReactionTime(env, urgency=-0.01), (_needs_rt_periods,)),
+    "Monitor": (lambda env, _: ngw.Monitor(env, verbose=False), ()),
+    "SideBias": (lambda env, _: _side_bias(env), (_needs_choices,)),
+    "RandomGroundTruth": (lambda env, _: ngw.RandomGroundTruth(env), (_needs_choices,)),
+    "TrialHistoryV2": (lambda env, _: ngw.TrialHistoryV2(env), (_needs_choices,)),
+    "ScheduleAttr": (lambda env, _: _schedule_attr(env), (_needs_choices,)),
+    "ScheduleEnvs": (
+        lambda env, task_id: ngw.ScheduleEnvs(
+            [env, neurogym.make(task_id)], ngw.RandomSchedule(2), env_input=True
+        ),
+        (_needs_vector_obs,),
+    ),
+    "MultiEnvs": (lambda env, task_id: ngw.MultiEnvs([env, neurogym.make(task_id)]), ()),
+}
+
+
+@pytest.mark.parametrize("wrapper", sorted(WRAPPERS))
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_wrapper_over_task_passes_check_task(task_id, wrapper):
+    factory, guards = WRAPPERS[wrapper]
+    for guard in guards:
+        reason = guard(neurogym.make(task_id))
+        if reason is not None:
+            pytest.skip(f"{wrapper} on {task_id}: {reason}")
+    env = factory(neurogym.make(task_id), task_id)
+    check_task(env, steps=300)
+
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_stacked_wrappers_keep_shapes_and_determinism(task_id):
+    if _needs_vector_obs(neurogym.make(task_id)) is not None:
+        pytest.skip(f"{task_id}: observation is not a 1-D Box")
+
+    def build() -> gym.Env[Any, Any]:
+        envs = _two(neurogym.make, task_id)
+        inner = ngw.ScheduleEnvs(envs, ngw.RandomSchedule(2), env_input=True)
+        return ngw.Monitor(ngw.PassReward(ngw.PassAction(ngw.Noise(inner, 0.05))), verbose=False)
+
+    runs = []
+    for _ in range(2):
+        env = build()
+        obs = [env.reset(seed=11)[0]]
+        space = copy.deepcopy(env.action_space)
+        space.seed(0)
+        obs += [env.step(space.sample())[0] for _ in range(400)]
+        assert {ob.shape for ob in obs} == {env.observation_space.shape}
+        runs.append(np.stack(obs))
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+def test_every_core_wrapper_is_registered_by_name():
+    names = {spec.name for spec in neurogym.wrapper_specs()}
+    expected = {name.split("-")[0] for name in WRAPPERS}
+    assert expected <= names
