@@ -64,7 +64,7 @@ def _has_step_wrapper(task_id):
 
 
 @pytest.mark.parametrize("task_id", SUPERVISED)
-def test_batch_of_one_equals_the_single_envs_first_trial(task_id):
+def test_a_batch_equals_the_single_envs_first_trials(task_id):
     if _has_step_wrapper(task_id):
         with pytest.raises(UnsupportedWrapperError, match="acts on steps"):
             neurogym.batch(task_id, 1, seed=7)
@@ -72,10 +72,18 @@ def test_batch_of_one_equals_the_single_envs_first_trial(task_id):
     env = neurogym.make(task_id)
     env.reset(seed=7)
     task = env.unwrapped
-    one = neurogym.batch(task_id, 1, seed=7)
-    np.testing.assert_array_equal(one.inputs[0], task.ob)
-    if task.gt is not None:
-        np.testing.assert_array_equal(one.targets[0], task.gt)
+    # A task that prefetches K trials generates them as one batch of K (neurogym._prefetch).
+    # (Trials forced by a trial wrapper's kwargs are generated one at a time.)
+    prefetching = isinstance(getattr(neurogym.TrialEnv, "prefetch", None), int)
+    k = int(task.prefetch) if prefetching and batch_source(env) is task else 1
+    batch = neurogym.batch(task_id, k, seed=7)
+    for row in range(min(k, 3)):
+        if row:
+            task.new_trial()
+        steps = int(batch.lengths[row])
+        np.testing.assert_array_equal(batch.inputs[row, :steps], task.ob)
+        if task.gt is not None:
+            np.testing.assert_array_equal(batch.targets[row, :steps], task.gt)
 
 
 VAR_TIMING = {

@@ -49,6 +49,12 @@ class VarTask(TrialEnv):
         return {}
 
 
+class PrefetchTask(VarTask):
+    """VarTask whose single env generates its trials 4 at a time (``new_trials(4)``)."""
+
+    prefetch = 4
+
+
 class StepTask(VarTask):
     """VarTask with a hand-written ``_step`` (not vectorisable): the loop fallback."""
 

@@ -295,7 +295,7 @@ class BatchMismatch(Good):
 def test_a_batch_of_one_that_differs_from_the_single_trial_fails():
     names, error = failures_of(BatchMismatch(), steps=50)
     assert "batch" in names
-    assert "a batch of one differs from the single env's first trial" in str(error)
+    assert "differs from row 0 of new_trials(1) drawn from the same seed" in str(error)
 
 
 class BadName(Good):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
-from data_tasks import SharedDraw, StepTask, VarTask
+from data_tasks import PrefetchTask, SharedDraw, StepTask, VarTask
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from neurogym import Registry, TaskSpec, WrapperSpec
@@ -75,6 +75,41 @@ def test_native_vector_env_equals_single_envs_seeded_s_plus_i():
     assert vec.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
     singles = [VarTask(r_tmax=-0.25) for _ in range(n)]
     _compare(vec, singles, seed=11, steps=1500, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("limits", [{}, {"trials_per_episode": 3}, {"max_episode_steps": 23}])
+def test_prefetching_tasks_get_whole_blocks_and_match_single_envs(limits):
+    n = 4
+
+    def make():
+        env = PrefetchTask()
+        for name, value in limits.items():
+            setattr(env, name, value)
+        return env
+
+    vec = TrialVectorEnv(make(), n)
+    _compare(vec, [make() for _ in range(n)], seed=3, steps=700, rng=np.random.default_rng(4))
+
+
+def test_prefetching_partial_reset_rewinds_blocks_never_started():
+    n = 3
+    vec = TrialVectorEnv(PrefetchTask(), n)
+    singles = [PrefetchTask() for _ in range(n)]
+    vec.reset(seed=8)
+    for i, env in enumerate(singles):
+        env.reset(seed=8 + i)
+    rng = np.random.default_rng(1)
+    for t in range(400):
+        actions = rng.integers(0, 3, n)
+        obs, rewards, *_ = vec.step(actions)
+        for i, env in enumerate(singles):
+            ob, r, *_ = env.step(int(actions[i]))
+            np.testing.assert_array_equal(obs[i], ob)
+            assert rewards[i] == r
+        if t % 37 == 5:  # reset one sub-env (no seed) at various points of its blocks
+            mask = np.arange(n) == (t % n)
+            obs, _ = vec.reset(options={"reset_mask": mask})
+            np.testing.assert_array_equal(obs[t % n], singles[t % n].reset()[0])
 
 
 def test_small_queue_forces_many_refills_and_stays_equal():

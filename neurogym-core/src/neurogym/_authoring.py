@@ -49,7 +49,10 @@ class AuthoringMixin:
 
     def _current_builder(self) -> BatchBuilder:
         if self._builder is None:
-            raise RuntimeError("there is no current trial: call reset() or new_trial() first")
+            pool, row = getattr(self, "_pool", None), getattr(self, "_pool_row", None)
+            if pool is None or row is None:
+                raise RuntimeError("there is no current trial: call reset() or new_trial() first")
+            self._builder = pool.row_builder(self, row)
         return self._builder
 
     def add_period(

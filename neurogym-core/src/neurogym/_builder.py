@@ -16,12 +16,19 @@ import numpy as np
 
 from neurogym._rowrng import RowGenerators
 from neurogym._trial import InvalidOperationError, PeriodArg, WhereArg, as_period_list, fit_value
-from neurogym._trialbatch import TrialBatch, _apply, _column
+from neurogym._trialbatch import (
+    TrialBatch,
+    _apply,
+    _column,
+    _floor_to_dt,
+    _to_steps,
+    action_table,
+)
 
 if TYPE_CHECKING:
     from neurogym._env import TrialEnv
 
-__all__ = ["BatchBuilder", "InvalidOperationError", "TrialBatch"]
+__all__ = ["BatchBuilder", "InvalidOperationError", "TrialBatch", "action_table"]
 
 _EPS = 1e-9
 
@@ -391,11 +398,20 @@ class BatchBuilder:
             )
         steps = np.arange(target.shape[1])
         inside = (steps[None, :] >= start[:, None]) & (steps[None, :] < end[:, None])
-        rows, cols = np.nonzero(inside)
         longest = max(int((end - start).max()), 1)
         cell = target.shape[2:] if where is None else target[0, 0][..., where].shape
         val = fit_value(value, self.n, longest, cell, per_step, what)
         full = np.broadcast_to(val, (self.n, longest, *cell))
+        if (where is None or isinstance(where, (int, slice))) and start.min() >= 0:
+            # Boolean masks select cells row by row, in step order, on both sides.
+            picked = full[np.arange(longest)[None, :] < (end - start)[:, None]]
+            view = target if where is None else target[..., where]
+            if reset:
+                view[inside] = picked
+            else:
+                view[inside] += picked
+            return
+        rows, cols = np.nonzero(inside)
         picked = full[rows, cols - start[rows]]
         if where is None:
             if reset:
@@ -576,24 +592,3 @@ class BatchBuilder:
             trial=self.trial,
             dt=dt,
         )
-
-
-def _floor_to_dt(value: Bound, dt: float) -> Bound:
-    if isinstance(value, float):
-        return math.floor(value / dt + _EPS) * dt
-    return np.floor(value / dt + _EPS) * dt
-
-
-def _to_steps(value: Bound, dt: float) -> Any:
-    """Step index of a time in ms: ``floor(t / dt)`` (an int, or an int array)."""
-    if isinstance(value, float):
-        return math.floor(value / dt + _EPS)
-    return np.floor(value / dt + _EPS).astype(np.intp)
-
-
-def action_table(where: WhereArg, space: Any) -> np.ndarray:
-    """The action values named ``where`` in a Discrete space, as an array."""
-    names = getattr(space, "name", None) or {}
-    if not isinstance(where, str) or where not in names:
-        raise KeyError(f"where={where!r} is not an action name; action names: {sorted(names)}")
-    return np.atleast_1d(np.asarray(names[where]))

@@ -13,6 +13,7 @@ from neurogym._authoring import AuthoringMixin
 from neurogym._batching import stack_trials
 from neurogym._builder import BatchBuilder, TrialBatch
 from neurogym._context import current_owner
+from neurogym._prefetch import TrialPool
 from neurogym.rules import FIXATE, RESPOND, StandardDecision
 from neurogym.timing import TimingDict
 
@@ -74,6 +75,9 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         "paper_name": None,
         "tags": [],
     }
+    prefetch: int = 1
+    """Trials a batch-native task generates at once for a single env (see
+    :mod:`neurogym._prefetch`); tasks whose generation keeps no cross-trial state opt in."""
     rule: StandardDecision | None = None
     """The declarative step rule; a class attribute, or set per instance in ``__init__``."""
 
@@ -105,6 +109,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._duration: dict[str, float] = {}
         self._default_ob_value: float | None = None
         self._builder: BatchBuilder | None = None
+        self._pool: TrialPool | None = None
+        self._pool_row: int | None = None
         self._ob_row: np.ndarray | None = None
         self._gt_row: np.ndarray | None = None
         self._gt_list: Any = []
@@ -187,6 +193,9 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         Returns:
             The trial dict.
         """
+        if not kwargs and self.prefetch > 1 and self.batch_native:
+            return self._new_trial_from_pool()
+        self._pool_row = None
         self._builder = builder = BatchBuilder(self, 1, kwargs)
         for attr in (self.start_t, self.end_t, self.start_ind, self.end_ind, self._duration):
             attr.clear()
@@ -202,6 +211,30 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._load_current()
         self.num_tr += 1
         return trial
+
+    def _new_trial_from_pool(self) -> dict[str, Any]:
+        pool = self._pool
+        if pool is None or not pool.usable(self):
+            pool = self._pool = TrialPool.generate(self, self.prefetch)
+        self._builder = None  # built on demand from the pool row (per-trial verbs in _step)
+        self._pool_row = row = pool.take()
+        pool.load(self, row)
+        self.num_tr += 1
+        assert self.trial is not None
+        return self.trial
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._pool is not None:  # copies hold new attribute objects: same configuration
+            self._pool.rebind(self)
+
+    def discard_prefetched(self) -> None:
+        """Drops prefetched trials: the next trial is generated from the current settings.
+
+        Needed only after editing an attribute's contents in place (``env.cohs[0] = 5``);
+        reassigning an attribute or changing ``timing`` is detected automatically.
+        """
+        self._pool = None
 
     def _load_current(self) -> None:
         builder = self._current_builder()
@@ -304,6 +337,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             The first trial's first observation (no hidden step) and an empty info dict.
         """
         super().reset(seed=seed)
+        self._pool = None
         self.num_tr = 0
         self.t = 0
         self.t_ind = 0

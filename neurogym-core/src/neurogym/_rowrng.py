@@ -1,11 +1,13 @@
-"""One generator per trial row: build ``N`` trials of ``N`` envs in one builder pass.
+"""One generator per group of rows: build the next trials of ``N`` envs in one builder pass.
 
-A vector env keeps one ``numpy.random.Generator`` per sub-env (as ``N`` single envs would).
-To build the next trial of every sub-env at once, the :class:`~neurogym._builder.BatchBuilder`
-gets a :class:`RowGenerators` instead of a ``Generator``: every draw whose leading dimension is
-the batch size is split into one draw per row, from that row's generator, with exactly the
-shape a batch of one would have drawn. Row ``i`` of the batch therefore equals the trial a
-single env with generator ``i`` generates next (``docs/architecture.md`` §9.3).
+A vector env keeps one ``numpy.random.Generator`` per sub-env (as ``N`` single envs would). A
+single env generates its trials ``K`` at a time (``env.new_trials(K)``, ``K = env.prefetch``,
+1 for tasks that do not prefetch). To build the next ``K`` trials of many sub-envs at once,
+the :class:`~neurogym._builder.BatchBuilder` gets a :class:`RowGenerators` instead of a
+``Generator``: rows ``g*K .. g*K+K-1`` belong to generator ``g``, and every draw whose leading
+dimension is the batch size is split into one draw per generator with exactly the shape
+``new_trials(K)`` draws. Those rows therefore equal the trials a single env with generator
+``g`` generates next (``docs/architecture.md`` §9.4).
 """
 
 from __future__ import annotations
@@ -37,16 +39,19 @@ class RowGenerators:
     """A sequence of generators that stands in for ``b.rng`` in a multi-env builder pass.
 
     Args:
-        generators: One generator per row of the batch.
+        generators: One generator per group of rows.
+        group: Rows per generator ``K`` (the batch has ``len(generators) * K`` rows).
     """
 
-    def __init__(self, generators: Sequence[np.random.Generator]) -> None:
+    def __init__(self, generators: Sequence[np.random.Generator], group: int = 1) -> None:
         self.generators = list(generators)
-        self.n = len(self.generators)
+        self.group = int(group)
+        self.n = len(self.generators) * self.group
         bits = [g.bit_generator for g in self.generators]
         # PCG64's Generator.random() is (next64 >> 11) * 2**-53, and random_raw() is next64:
         # drawing raw words and converting them as one array gives the same doubles, faster.
-        self._raw = bits if set(map(type, bits)) == {np.random.PCG64} else None
+        one = self.group == 1 and set(map(type, bits)) == {np.random.PCG64}
+        self._raw = bits if one else None
 
     def __len__(self) -> int:
         return self.n
@@ -65,71 +70,82 @@ class RowGenerators:
             )
         return shape[1:]
 
+    def _blocks(self, result: np.ndarray) -> list[np.ndarray]:
+        k = self.group
+        return [result[i * k : (i + 1) * k] for i in range(len(self.generators))]
+
     def random(self, size: Any = None, dtype: Any = np.float64, out: Any = None) -> Any:
-        """Uniforms on [0, 1): row ``i`` drawn from generator ``i``."""
+        """Uniforms on [0, 1): rows of group ``g`` drawn from generator ``g``."""
         if size is None and out is None and self.n == 1:
             return self.generators[0].random(dtype=dtype)
         if out is not None:
             size = out.shape
         rest = self._rows(size, "random")
-        if not rest and dtype in (np.float64, float) and out is None:
-            if self._raw is not None:
-                words = np.array([b.random_raw() for b in self._raw], dtype=np.uint64)
-                return (words >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-            return np.array([g.random() for g in self.generators])
+        if not rest and dtype in (np.float64, float) and out is None and self._raw is not None:
+            words = np.array([b.random_raw() for b in self._raw], dtype=np.uint64)
+            return (words >> np.uint64(11)) * (1.0 / 9007199254740992.0)
         result = np.empty((self.n, *rest), dtype=dtype) if out is None else out
-        for g, row in zip(self.generators, result, strict=True):
-            g.random(dtype=dtype, out=row[None])
+        for g, block in zip(self.generators, self._blocks(result), strict=True):
+            g.random(dtype=dtype, out=block)
         return result
 
     def standard_normal(self, size: Any = None, dtype: Any = np.float64, out: Any = None) -> Any:
-        """Standard normals: row ``i`` drawn from generator ``i``."""
+        """Standard normals: rows of group ``g`` drawn from generator ``g``."""
         if size is None and out is None and self.n == 1:
             return self.generators[0].standard_normal(dtype=dtype)
         if out is not None:
             size = out.shape
         rest = self._rows(size, "standard_normal")
         result = np.empty((self.n, *rest), dtype=dtype) if out is None else out
-        rows = result if rest else result[:, None]  # iterate views, not scalars
-        for g, row in zip(self.generators, rows, strict=True):
-            g.standard_normal(dtype=dtype, out=row)
+        if self.group == 1 and rest:  # iterate row views (fastest)
+            for g, row in zip(self.generators, result, strict=True):
+                g.standard_normal(dtype=dtype, out=row)
+            return result
+        for g, block in zip(self.generators, self._blocks(result), strict=True):
+            g.standard_normal(dtype=dtype, out=block)
         return result
 
     def standard_normal_ragged(
         self, counts: np.ndarray, cell: tuple[int, ...], dtype: Any
     ) -> np.ndarray:
-        """Row ``i`` draws ``counts[i]`` steps of ``cell``; the rest of its row stays 0.
+        """Noise for a period of ``counts[i]`` steps in row ``i``, as ``new_trials(K)`` draws it.
 
-        This is what a batch of one draws for a period of ``counts[i]`` steps.
+        Each group draws ``(K, longest of the group, *cell)`` (a batch of one: its own length);
+        cells past a row's length are drawn but not used, exactly as in a ragged batch.
 
         Returns:
             ``(n, max(counts), *cell)`` array.
         """
         longest = max(int(np.max(counts)), 1) if self.n else 1
         result = np.zeros((self.n, longest, *cell), dtype=dtype)
-        for g, row, count in zip(self.generators, result, counts.tolist(), strict=True):
-            if count > 0:
-                g.standard_normal(dtype=dtype, out=row[None, :count])
+        k = self.group
+        for i, g in enumerate(self.generators):
+            rows = slice(i * k, (i + 1) * k)
+            steps = int(counts[rows].max())
+            if steps > 0:
+                result[rows, :steps] = g.standard_normal((k, steps, *cell), dtype=dtype)
         return result
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        """Any other ``Generator`` method, drawn row by row with ``size=(1, *rest)``."""
+        """Any other ``Generator`` method, drawn per group with ``size=(K, *rest)``."""
         method = getattr(np.random.Generator, name, None)
         if method is None or name.startswith("_"):
             raise AttributeError(name)
 
-        def per_row(*args: Any, size: Any = None, **kwargs: Any) -> Any:
+        def per_group(*args: Any, size: Any = None, **kwargs: Any) -> Any:
             rest = self._rows(size, name)
             parts = []
             for i, g in enumerate(self.generators):
-                row_args = [self._row_arg(a, i) for a in args]
-                row_kwargs = {k: self._row_arg(v, i) for k, v in kwargs.items()}
-                parts.append(getattr(g, name)(*row_args, size=(1, *rest), **row_kwargs))
+                group_args = [self._group_arg(a, i) for a in args]
+                group_kwargs = {k: self._group_arg(v, i) for k, v in kwargs.items()}
+                parts.append(
+                    getattr(g, name)(*group_args, size=(self.group, *rest), **group_kwargs)
+                )
             return np.concatenate(parts, axis=0)
 
-        return per_row
+        return per_group
 
-    def _row_arg(self, value: Any, i: int) -> Any:
+    def _group_arg(self, value: Any, i: int) -> Any:
         if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == self.n:
-            return value[i : i + 1]
+            return value[i * self.group : (i + 1) * self.group]
         return value

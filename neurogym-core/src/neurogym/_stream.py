@@ -216,9 +216,11 @@ class Dataset:
         have = np.zeros(n_cols, dtype=np.intp) if self._pending is None else self._pending.seg_len
         params: list[dict[str, Any]] = []
         while np.any(have < need):
-            deficit = float(np.sum(np.maximum(need - have, 0)))
+            # Trials are dealt in turn, so the shortest column sets how many rounds are needed.
+            worst = float(np.max(need - have))
             mean = max(self._mean_len or 20.0, 1.0)
-            n = min(max(math.ceil(1.1 * deficit / mean), n_cols), _MAX_TRIALS_PER_CALL)
+            rounds = math.ceil(1.1 * worst / mean + 0.5)
+            n = min(n_cols * rounds, max(_MAX_TRIALS_PER_CALL, n_cols))
             trials = self._source.new_trials(n, **kwargs)
             if trials.ob is None:
                 raise ValueError(

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-__all__ = ["TrialBatch"]
+from neurogym._trial import WhereArg
+
+__all__ = ["EPS", "TrialBatch", "action_table"]
+
+EPS = 1e-9
+"""Tolerance of ``floor(t / dt)`` (times in ms that are multiples of dt up to rounding)."""
 
 
 @dataclass
@@ -84,3 +90,25 @@ def _column(value: Any, n: int, dtype: Any) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value.astype(dtype)
     return np.full(n, value, dtype=dtype)
+
+
+def _floor_to_dt(value: float | np.ndarray, dt: float) -> float | np.ndarray:
+    if isinstance(value, float):
+        return math.floor(value / dt + EPS) * dt
+    out: np.ndarray = np.floor(value / dt + EPS) * dt
+    return out
+
+
+def _to_steps(value: float | np.ndarray, dt: float) -> Any:
+    """Step index of a time in ms: ``floor(t / dt)`` (an int, or an int array)."""
+    if isinstance(value, float):
+        return math.floor(value / dt + EPS)
+    return np.floor(value / dt + EPS).astype(np.intp)
+
+
+def action_table(where: WhereArg, space: Any) -> np.ndarray:
+    """The action values named ``where`` in a Discrete space, as an array."""
+    names = getattr(space, "name", None) or {}
+    if not isinstance(where, str) or where not in names:
+        raise KeyError(f"where={where!r} is not an action name; action names: {sorted(names)}")
+    return np.atleast_1d(np.asarray(names[where]))

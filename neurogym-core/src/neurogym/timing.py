@@ -270,17 +270,21 @@ class TimingDict(dict[str, Any]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
         self._parsed: dict[str, TimingSpec] = {}
+        self.version = 0
+        """Bumped by every change, so caches of sampled trials can tell they are stale."""
         self.update(*args, **kwargs)
 
     def __setitem__(self, key: str, value: Any) -> None:
         if not isinstance(key, str):
             raise TypeError(f"timing keys are period names (str), got {key!r}")
         self._parsed[key] = parse_timing(value, where=f"timing[{key!r}]")
+        self.version += 1
         super().__setitem__(key, value)
 
     def __delitem__(self, key: str) -> None:
         super().__delitem__(key)
         del self._parsed[key]
+        self.version += 1
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Updates from a mapping or pairs, validating every value."""
@@ -315,12 +319,14 @@ class TimingDict(dict[str, Any]):
     def pop(self, key: str, *default: Any) -> Any:
         """Removes ``key`` and returns its value."""
         self._parsed.pop(key, None)
+        self.version += 1
         return super().pop(key, *default)
 
     def clear(self) -> None:
         """Removes every entry."""
         super().clear()
         self._parsed.clear()
+        self.version += 1
 
     def spec(self, key: str) -> TimingSpec:
         """The parsed spec of ``key``.

@@ -157,6 +157,12 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.task = env
         self.num_envs = num_envs
         self.queue = max(int(queue), 1)
+        # A single env of a task with `prefetch = K` draws its trials as new_trials(K) blocks
+        # (neurogym._prefetch); each sub-env then gets whole blocks from its generator.
+        prefetching = isinstance(getattr(TrialEnv, "prefetch", None), int)  # core support
+        block = int(getattr(env, "prefetch", 1) or 1) if prefetching and env.batch_native else 1
+        self._block = max(block, 1)
+        self._qcap = self.queue if self._block == 1 else 2 * self._block - 1
         self.single_observation_space = env.observation_space
         self.single_action_space = env.action_space
         self.observation_space = batch_space(env.observation_space, num_envs)
@@ -199,7 +205,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     def _clear(self) -> None:
         """Forget every trial (pool, queues, current trials)."""
-        n, q = self.num_envs, self.queue
+        n, q = self.num_envs, self._qcap
         obs_shape = self.single_observation_space.shape or ()
         self._ob = np.zeros((0, *obs_shape), dtype=self.single_observation_space.dtype)
         self._key = np.zeros(0, dtype=np.intp)
@@ -217,6 +223,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._ep_trials = np.zeros(n, dtype=np.int64)
         self._autoreset = np.zeros(n, dtype=bool)
         self._started = False
+        self._saved: list[dict[str, Any] | None] = [None] * n
         self._old_trials = 0
         self._old_start = self._t_start
 
@@ -233,13 +240,19 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         picked = [generators[i] for i in rows.tolist()]
         if None in picked:
             picked = [self._generator(i) for i in rows.tolist()]
-        rng = RowGenerators(picked)
-        builder = BatchBuilder(env, len(rows), {}, rng=rng)
+        k = self._block
+        if k > 1:  # generator states before each block, to rewind a block never started
+            for i, g in zip(rows.tolist(), picked, strict=True):
+                self._saved[i] = g.bit_generator.state
+        rng = RowGenerators(picked, group=k)
+        builder = BatchBuilder(env, len(rows) * k, {}, rng=rng)
         return builder.finish(env._new_trials(builder))
 
     def _refill(self) -> None:
         """Compacts the pool to the live trials and tops every queue up to ``queue``."""
-        n, q = self.num_envs, self.queue
+        n, q, k = self.num_envs, self._qcap, self._block
+        # a sub-env joins a pass while it holds fewer than `limit` trials; K > 1: one block
+        limit, passes = (self.queue, self.queue) if k == 1 else (k, 1)
         # 1. queues, left-aligned
         cols = self._qhead[:, None] + np.arange(q)[None, :]
         queued = np.take_along_axis(self._qids, np.minimum(cols, q - 1), axis=1)
@@ -249,12 +262,12 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         # 2. passes: row i joins pass p while its queue holds fewer than `queue` trials
         counts = self._qcount.copy()
         batches: list[tuple[np.ndarray, TrialBatch]] = []
-        for _ in range(q):
-            rows = np.nonzero(counts < q)[0]
+        for _ in range(passes):
+            rows = np.nonzero(counts < limit)[0]
             if rows.size == 0:
                 break
             batches.append((rows, self._build(rows)))
-            counts[rows] += 1
+            counts[rows] += k
         # 3. new pool: live trials first (in their old order), then the new ones
         self._rebuild_pool(live, batches)
         remap = np.full(max(self._old_trials, 1), -1, dtype=np.intp)
@@ -263,10 +276,10 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         qcount = self._qcount.copy()
         new_q = np.where(valid_q, remap[np.where(valid_q, queued, 0)], -1)
         for rows, batch in batches:
-            ids = np.arange(next_id, next_id + batch.size)
+            ids = np.arange(next_id, next_id + batch.size).reshape(rows.size, k)
             next_id += batch.size
-            new_q[rows, qcount[rows]] = ids
-            qcount[rows] += 1
+            new_q[rows[:, None], qcount[rows][:, None] + np.arange(k)] = ids
+            qcount[rows] += k
         if has_cur.any():
             old_cur = self._cur[has_cur]
             offset = self._pos[has_cur] - self._old_start[old_cur]
@@ -384,6 +397,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if reseeded:  # their queued trials came from the old generators
             self._qcount[reseeded] = 0
             self._qhead[reseeded] = 0
+        self._discard(idx)
         self._start_next(idx)
         self._started = True
         self._ep_steps[idx] = 0
@@ -409,16 +423,17 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         skipping = bool(skip.any())
         if skipping:  # NEXT_STEP autoreset: these sub-envs reset and ignore their action
             idx = np.nonzero(skip)[0]
+            self._discard(idx)
             self._start_next(idx)
             self._ep_steps[idx] = 0
             self._ep_trials[idx] = 0
             act = np.where(skip, 0, act)
         pos = self._pos
-        k = self._key[pos] + act
-        reward = self._reward_table[k]
-        ends = self._end_table[k]
-        perf = self._perf_table[k]
-        gt = self._gt[pos]
+        k = self._key.take(pos)
+        k += act
+        reward = self._reward_table.take(k)
+        ends = self._end_table.take(k)
+        gt = self._gt.take(pos)
         pos1 = pos + 1
         timeout = pos1 >= self._end
         if self._r_tmax:
@@ -434,7 +449,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
         stepped = ~skip if skipping else self._ones
-        info = self._info(new_trial, gt, perf, stepped)
+        info = self._info(new_trial, gt, k, stepped)
         if "trial" in info:
             if task.trials_per_episode is not None:
                 self._ep_trials += new_trial
@@ -446,13 +461,13 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             if skipping:
                 truncated &= stepped
         self._autoreset = terminated | truncated
-        return self._ob[self._pos], reward, terminated, truncated, info
+        return self._ob.take(self._pos, axis=0), reward, terminated, truncated, info
 
     def _info(
         self,
         new_trial: np.ndarray,
         gt: np.ndarray,
-        perf: np.ndarray,
+        k: np.ndarray,
         stepped: np.ndarray,
     ) -> dict[str, Any]:
         """The merged single-env infos (before the finished trials are replaced)."""
@@ -465,7 +480,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         }
         if not new_trial.any():
             return info
-        info["performance"] = np.where(new_trial, perf, 0)
+        info["performance"] = np.where(new_trial, self._perf_table.take(k), 0)
         info["_performance"] = new_trial
         ids = self._cur[new_trial]
         trial: dict[str, Any] = {}
@@ -511,8 +526,28 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"after setting {name!r}, the task cannot be stepped natively: {obstacle}"
             )
         self._build_tables()
-        self._qcount[:] = 0
-        self._qhead[:] = 0
+        self._discard(np.arange(self.num_envs), always=True)
+
+    def _discard(self, idx: np.ndarray, always: bool = False) -> None:
+        """What a single env's ``reset()`` (or a configuration change) does to its trials.
+
+        A prefetching env (``K > 1``) drops the rest of its block and starts a new block from
+        its generator; a block generated ahead and not started yet is undone by rewinding the
+        generator. Without prefetching, ``reset()`` just generates the next trial (the queue
+        is kept) unless ``always`` (a configuration change: queued trials are dropped).
+        """
+        if self._block == 1:
+            if always:
+                self._qcount[idx] = 0
+                self._qhead[idx] = 0
+            return
+        for i in idx.tolist():
+            saved, gen = self._saved[i], self._generators[i]
+            if self._qcount[i] >= self._block and saved is not None and gen is not None:
+                gen.bit_generator.state = saved
+            self._saved[i] = None
+        self._qcount[idx] = 0
+        self._qhead[idx] = 0
 
 
 def _same(a: Any, b: Any) -> bool:

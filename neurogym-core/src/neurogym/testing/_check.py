@@ -242,11 +242,20 @@ class _Checker:
     def _batch_of_one_equals_first_trial(self) -> None:
         single: Any = self.factory().unwrapped
         batched: Any = self.factory().unwrapped
+        # A single env generates its trials `prefetch` at a time: the first `n` trials after
+        # reset(seed) are one batch of n drawn from that seed (n = 1 without prefetching).
+        n = max(1, int(getattr(single, "prefetch", 1)))
         single.reset(seed=21)
         batched.np_random = np.random.default_rng(21)
-        batch = batched.new_trials(1)
-        if not _equal(single.ob, batch.ob[0]):
-            raise AssertionError("a batch of one differs from the single env's first trial")
+        batch = batched.new_trials(n)
+        for i in range(min(n, 3)):
+            if i:
+                single.new_trial()
+            if not _equal(single.ob, batch.ob[i, : batch.lengths[i]]):
+                raise AssertionError(
+                    f"trial {i} after reset(seed) differs from row {i} of new_trials({n}) "
+                    "drawn from the same seed"
+                )
 
 
 def _as_action(gt: Any, task: Any) -> Any:

@@ -69,6 +69,7 @@ class AntiReach(ngym.TrialEnv):
         "paper_name": "Look away: the anti-saccade task and the voluntary control of eye movement",
         "tags": ["perceptual", "steps action space"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(

@@ -81,6 +81,7 @@ class ContextDecisionMaking(ngym.TrialEnv):
         "paper_name": "Context-dependent computation by recurrent dynamics in prefrontal cortex",
         "tags": ["perceptual", "context dependent", "two-alternative", "supervised"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(

@@ -96,6 +96,7 @@ class Detection(ngym.TrialEnv):
         "paper_name": "NeuroGym: An open resource for developing and sharing neuroscience tasks",
         "tags": ["perceptual", "reaction time", "go-no-go", "supervised"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(
         self,

@@ -75,6 +75,7 @@ class MultiSensoryIntegration(ngym.TrialEnv):
         "paper_name": "Multisensory decision-making in rats and humans",
         "tags": ["perceptual", "two-alternative", "supervised"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(

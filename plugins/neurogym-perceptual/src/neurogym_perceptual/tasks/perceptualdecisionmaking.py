@@ -85,6 +85,7 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
         ),
         "tags": ["perceptual", "two-alternative", "supervised"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -209,6 +210,7 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
         ),
         "tags": ["perceptual", "delayed response", "two-alternative", "supervised"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -319,6 +321,7 @@ class PulseDecisionMaking(ngym.TrialEnv):
         ),
         "tags": ["perceptual", "two-alternative", "supervised"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(
         self,

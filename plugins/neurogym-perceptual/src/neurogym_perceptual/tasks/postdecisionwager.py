@@ -94,6 +94,7 @@ class PostDecisionWager(ngym.TrialEnv):
         ),
         "tags": ["perceptual", "delayed response", "confidence"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(
         self,

@@ -78,6 +78,7 @@ class ProbabilisticReasoning(ngym.TrialEnv):
         "paper_name": "Probabilistic reasoning by neurons",
         "tags": ["perceptual", "two-alternative", "supervised"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(
         self,

@@ -142,6 +142,7 @@ class SpatialSuppressMotion(ngym.TrialEnv):
         ),
         "tags": ["perceptual", "plaid", "motion", "center-surround"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(
         self,

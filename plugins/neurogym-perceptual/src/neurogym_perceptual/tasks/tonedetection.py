@@ -84,6 +84,7 @@ class ToneDetection(ngym.TrialEnv):
         ),
         "tags": ["auditory", "perceptual", "supervised", "decision"],
     }
+    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=(), decision_periods=())
 
     def __init__(
