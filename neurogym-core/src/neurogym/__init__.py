@@ -8,9 +8,9 @@ gymnasium, so both ``neurogym.make("neurogym/PerceptualDecisionMaking-v0")`` and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from neurogym import spaces, timing, wrappers
+from neurogym import spaces, timing
 from neurogym._api import (
     build_registry,
     get_registry,
@@ -34,7 +34,6 @@ from neurogym.errors import (
 from neurogym.hookspecs import hookimpl
 from neurogym.rules import StandardDecision
 from neurogym.timing import TruncExp
-from neurogym.wrappers import TrialWrapper
 
 __all__ = [
     "OBNOW",
@@ -77,7 +76,14 @@ __all__ = [
 
 
 # Imported on first use, so `import neurogym` stays cheap (docs/architecture.md §9).
+if TYPE_CHECKING:
+    from neurogym import wrappers
+    from neurogym.wrappers import TrialWrapper
+
+# Imported on first use, so `import neurogym` stays light (wrappers pull in more modules).
 _LAZY = {
+    "TrialWrapper": "neurogym.wrappers",
+    "wrappers": "neurogym.wrappers",
     "Dataset": "neurogym._stream",
     "StreamBatch": "neurogym._stream",
     "TrainingBatch": "neurogym.data",
