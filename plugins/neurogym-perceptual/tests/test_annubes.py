@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+from helpers import run_trial
 
 from neurogym.testing import check_task
 from neurogym_perceptual.tasks.annubes import AnnubesEnv
@@ -26,16 +27,8 @@ def longest_runs(stimuli):
 
 def play_trial(env, policy):
     """Steps one whole trial with ``policy(step_index, gt)``; returns rewards and last info."""
-    rewards = []
-    gt = env.gt.copy()
-    for k in range(10_000):
-        _, reward, terminated, truncated, info = env.step(policy(k, gt[k]))
-        assert not terminated
-        assert not truncated
-        rewards.append(reward)
-        if info["new_trial"]:
-            return rewards, info
-    raise AssertionError("the trial never ended")
+    rewards, info, _ = run_trial(env, lambda e: policy(e.t_ind, e.gt[e.t_ind]), limit=10_000)
+    return rewards, info
 
 
 # ---------------------------------------------------------------------------------- contract

@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 import pytest
+from helpers import correct, respond, run_trial
 
 from neurogym.testing import check_task
 from neurogym_perceptual.tasks.antireach import AntiReach
-
-
-def run_trial(env: Any, policy: Callable[[Any], int]) -> tuple[list[float], dict, int]:
-    """Steps ``env`` with ``policy(env)`` until the trial ends: (rewards, last info, steps)."""
-    rewards = []
-    for step in range(1, 1001):
-        _, reward, _, _, info = env.step(policy(env))
-        rewards.append(float(reward))
-        if info["new_trial"]:
-            return rewards, info, step
-    raise AssertionError("no trial end within 1000 steps")
-
-
-def answer(choice: Callable[[Any], int]) -> Callable[[Any], int]:
-    return lambda env: choice(env) if env.in_period("decision") else 0
 
 
 class TestAntiReach:
@@ -110,12 +93,12 @@ class TestAntiReach:
         env = AntiReach()
         env.reset(seed=4)
         finished = env.trial
-        rewards, info, steps = run_trial(env, answer(lambda env: int(env.gt_now)))
+        rewards, info, steps = run_trial(env, respond(correct))
         assert (rewards[-1], info["performance"], steps, sum(rewards[:-1])) == (1.0, 1, 11, 0)
         assert info["trial"] is finished
         # Answering at the stimulus (a pro response) on an anti trial fails.
         stim = int(env.ob[5, 1:].argmax()) + 1
-        rewards, info, steps = run_trial(env, answer(lambda env: stim))
+        rewards, info, steps = run_trial(env, respond(lambda env: stim))
         assert (rewards[-1], info["performance"], steps) == (0.0, 0, 11)
         rewards, info, steps = run_trial(env, lambda env: 0)  # a miss
         assert (sum(rewards), info["performance"], steps) == (0.0, 0, 15)

@@ -3,53 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pytest
+from helpers import correct, other_of_two, period_mean, respond, run_trial, trunc_exp_steps
 
-from neurogym import TrialBatch, TruncExp
+from neurogym import TruncExp
 from neurogym.testing import check_task
 from neurogym_perceptual.tasks.contextdecisionmaking import ContextDecisionMaking
-
-
-def run_trial(env: Any, policy: Callable[[Any], int]) -> tuple[list[float], dict, int]:
-    """Steps ``env`` with ``policy(env)`` until the trial ends: (rewards, last info, steps)."""
-    rewards = []
-    for step in range(1, 5001):
-        _, reward, _, _, info = env.step(policy(env))
-        rewards.append(float(reward))
-        if info["new_trial"]:
-            return rewards, info, step
-    raise AssertionError("no trial end within 5000 steps")
-
-
-def answer(offset: int = 0) -> Callable[[Any], int]:
-    """Fixates, then answers ``gt + offset`` (wrapped into 1..2) in the decision period."""
-    return lambda env: (int(env.gt_now) - 1 + offset) % 2 + 1 if env.in_period("decision") else 0
-
-
-def stimulus_mean(batch: TrialBatch, dims: range | list[int]) -> np.ndarray:
-    """Per-trial mean of ``dims`` over the stimulus period, ``(B, len(dims))``."""
-    start, end = batch.periods["stimulus"]
-    steps = np.arange(batch.ob.shape[1])
-    inside = (steps >= start[:, None]) & (steps < end[:, None])
-    picked = batch.ob[:, :, list(dims)] * inside[:, :, None]
-    return picked.sum(1) / inside.sum(1)[:, None]
-
-
-def floored_trunc_exp_pmf(dt: float, mean: float, low: float, high: float) -> dict[int, float]:
-    """Exact law of ``floor(X / dt)`` for X ~ exponential(mean) conditioned on [low, high)."""
-
-    def cdf(x: float) -> float:
-        x = min(max(x, low), high)
-        return (math.exp(-low / mean) - math.exp(-x / mean)) / (
-            math.exp(-low / mean) - math.exp(-high / mean)
-        )
-
-    first, last = math.floor(low / dt), math.ceil(high / dt)
-    return {k: cdf((k + 1) * dt) - cdf(k * dt) for k in range(first, last)}
 
 
 class TestContextDecisionMaking:
@@ -130,7 +91,7 @@ class TestContextDecisionMaking:
         np.testing.assert_array_equal(ends["decision"] - starts["decision"], decision)
         np.testing.assert_array_equal(batch.lengths, ends["decision"])
         delay = ends["delay"] - starts["delay"]
-        pmf = floored_trunc_exp_pmf(dt, 600, 300, 3000)
+        pmf = trunc_exp_steps(600, 300, 3000, dt)
         assert set(np.unique(delay)) <= set(pmf)
         observed = np.array([(delay == k).mean() for k in pmf])
         np.testing.assert_allclose(observed, list(pmf.values()), atol=0.02 if dt == 100 else 0.012)
@@ -163,14 +124,14 @@ class TestContextDecisionMaking:
         env.reset(seed=2)
         batch = env.new_trials(3000)
         trial = batch.trial
-        mod1 = stimulus_mean(batch, range(1, dim_ring + 1)).argmax(1) + 1
-        mod2 = stimulus_mean(batch, range(dim_ring + 1, 2 * dim_ring + 1)).argmax(1) + 1
+        mod1 = period_mean(batch, "stimulus", range(1, dim_ring + 1)).argmax(1) + 1
+        mod2 = period_mean(batch, "stimulus", range(dim_ring + 1, 2 * dim_ring + 1)).argmax(1) + 1
         second = trial["context"] == 1
         np.testing.assert_array_equal(np.where(second, mod2, mod1), trial["ground_truth"])
         np.testing.assert_array_equal(np.where(second, mod1, mod2), trial["other_choice"])
         assert 0.45 < second.mean() < 0.55
         # The coherence sets the peak height: 0.5 + coh / 200.
-        peak1 = stimulus_mean(batch, range(1, dim_ring + 1)).max(1)
+        peak1 = period_mean(batch, "stimulus", range(1, dim_ring + 1)).max(1)
         np.testing.assert_allclose(peak1, 0.5 + trial["coh_1"] / 200, rtol=1e-6)
 
     def test_noisy_evidence_grows_with_coherence(self):
@@ -178,12 +139,14 @@ class TestContextDecisionMaking:
         env.reset(seed=3)
         batch = env.new_trials(3000)
         gt, coh = batch.trial["ground_truth"], batch.trial["coh_1"]
-        means = stimulus_mean(batch, [1, 2])
+        means = period_mean(batch, "stimulus", [1, 2])
         evidence = np.where(gt == 1, means[:, 0] - means[:, 1], means[:, 1] - means[:, 0])
         by_coh = [evidence[coh == c].mean() for c in env.cohs]
         np.testing.assert_allclose(by_coh, np.array(env.cohs) / 100, atol=0.008)
         start, end = batch.periods["stimulus"][0][0], batch.periods["stimulus"][1][0]
-        noise = batch.ob[:, start:end, 1:5] - stimulus_mean(batch, range(1, 5))[:, None, :]
+        noise = (
+            batch.ob[:, start:end, 1:5] - period_mean(batch, "stimulus", range(1, 5))[:, None, :]
+        )
         assert noise.std() == pytest.approx(0.1 * math.sqrt(6 / 7), rel=0.03)
         np.testing.assert_array_equal(batch.trial["context"], 0)
 
@@ -192,11 +155,11 @@ class TestContextDecisionMaking:
         env.reset(seed=4)
         finished = env.trial
         decision = env.start_ind["decision"]
-        rewards, info, steps = run_trial(env, answer())
+        rewards, info, steps = run_trial(env, respond(correct))
         assert (rewards[-1], info["performance"], steps) == (1.0, 1, decision + 1)
         assert sum(rewards[:-1]) == 0
         assert info["trial"] is finished
-        rewards, info, _ = run_trial(env, answer(offset=1))
+        rewards, info, _ = run_trial(env, respond(other_of_two))
         assert (rewards[-1], info["performance"]) == (0.0, 0)
         length = env.ob.shape[0]
         rewards, info, steps = run_trial(env, lambda env: 0)  # a miss
@@ -206,7 +169,7 @@ class TestContextDecisionMaking:
         # Upstream ignored a "fail" reward passed by the user and paid 0 for a wrong choice.
         env = ContextDecisionMaking(rewards={"fail": -1.0})
         env.reset(seed=5)
-        rewards, info, _ = run_trial(env, answer(offset=1))
+        rewards, info, _ = run_trial(env, respond(other_of_two))
         assert (rewards[-1], info["performance"]) == (-1.0, 0)
 
     @pytest.mark.parametrize("abort", [False, True])

@@ -5,75 +5,24 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import pytest
+from helpers import assert_lengths_follow, pmf_stats, seeded, step_trial, trunc_exp_steps
 
 import neurogym as ngym
 from neurogym.testing import check_task
 from neurogym_perceptual.tasks.detection import Detection
 
+fresh = partial(seeded, Detection)
+
 # ---------------------------------------------------------------------------------- helpers
-
-
-def trunc_exp_steps(mean: float, low: float, high: float, dt: float) -> dict[int, float]:
-    """Exact pmf of floor(X / dt), X ~ Exp(mean) conditioned on [low, high)."""
-
-    def cdf(x: float) -> float:
-        x = min(max(x, low), high)
-        return (math.exp(-low / mean) - math.exp(-x / mean)) / (
-            math.exp(-low / mean) - math.exp(-high / mean)
-        )
-
-    first, last = math.floor(low / dt), math.floor(high / dt)
-    pmf = {k: cdf((k + 1) * dt) - cdf(k * dt) for k in range(first, last + 1)}
-    return {k: p for k, p in pmf.items() if p > 0}
-
-
-def pmf_stats(pmf: dict[int, float]) -> tuple[float, float, float]:
-    ks = np.array(sorted(pmf))
-    ps = np.array([pmf[k] for k in ks])
-    mean = float(ks @ ps)
-    std = float(np.sqrt(((ks - mean) ** 2) @ ps))
-    p95 = float(ks[np.searchsorted(np.cumsum(ps), 0.95)])
-    return mean, std, p95
-
-
-def assert_lengths_follow(lengths: np.ndarray, pmf: dict[int, float]) -> None:
-    """Support, Kolmogorov distance (< 2 / sqrt(n)) and mean (< 4 SE) against the exact pmf."""
-    n = lengths.size
-    assert set(np.unique(lengths).tolist()) <= set(pmf)
-    ks = np.array(sorted(pmf))
-    exact_cdf = np.cumsum([pmf[k] for k in ks])
-    empirical_cdf = np.searchsorted(np.sort(lengths), ks, side="right") / n
-    assert np.max(np.abs(empirical_cdf - exact_cdf)) < 2 / math.sqrt(n)
-    mean, std, _ = pmf_stats(pmf)
-    assert abs(lengths.mean() - mean) < 4 * std / math.sqrt(n)
-
-
-def run_trial(env: Detection, policy: Callable[[Detection], int]):
-    """Steps the current trial to its end; returns (rewards, infos, steps taken)."""
-    rewards, infos = [], []
-    for steps in range(1, 1000):
-        _, reward, terminated, truncated, info = env.step(policy(env))
-        assert not terminated
-        assert not truncated
-        rewards.append(reward)
-        infos.append(info)
-        if info["new_trial"]:
-            return rewards, infos, steps
-    raise AssertionError("the trial never ended")
 
 
 def go_at(step: int) -> Callable[[Detection], int]:
     """Goes at step ``step`` of the trial (and fixates before)."""
     return lambda env: int(env.t_ind >= step)
-
-
-def fresh(seed: int = 0, **kwargs: object) -> Detection:
-    env = Detection(**kwargs)
-    env.reset(seed=seed)
-    return env
 
 
 CONSTANT_TIMING = {"stimulus": 1000}
@@ -146,7 +95,7 @@ def test_no_go_trial_has_a_ground_truth_of_zero():
     expected[:5, 0] = 1
     np.testing.assert_array_equal(env.ob, expected)
     np.testing.assert_array_equal(env.gt, np.zeros(15))
-    rewards, infos, steps = run_trial(env, lambda e: 0)
+    rewards, infos, steps = step_trial(env, lambda e: 0)
     assert steps == 15
     assert [info["gt"] for info in infos] == [0] * 15
     assert rewards == [0.0] * 15
@@ -242,7 +191,7 @@ def test_going_at_or_after_the_pulse_is_correct():
     for go_step in (8, 12):
         env = fresh(12, timing=CONSTANT_TIMING)
         env.new_trial(ground_truth=1, delay=300.0)
-        rewards, infos, steps = run_trial(env, go_at(go_step))
+        rewards, infos, steps = step_trial(env, go_at(go_step))
         assert steps == go_step + 1
         assert rewards == [0.0] * go_step + [1.0]
         assert infos[-1]["performance"] == 1
@@ -252,7 +201,7 @@ def test_going_at_or_after_the_pulse_is_correct():
 def test_going_before_the_pulse_fails():
     env = fresh(13, timing=CONSTANT_TIMING)
     env.new_trial(ground_truth=1, delay=300.0)
-    rewards, infos, steps = run_trial(env, go_at(7))
+    rewards, infos, steps = step_trial(env, go_at(7))
     assert steps == 8
     assert rewards[-1] == -1.0
     assert infos[-1]["performance"] == 0
@@ -261,7 +210,7 @@ def test_going_before_the_pulse_fails():
 def test_going_on_a_no_go_trial_fails():
     env = fresh(14, timing=CONSTANT_TIMING)
     env.new_trial(ground_truth=0)
-    rewards, infos, steps = run_trial(env, go_at(9))
+    rewards, infos, steps = step_trial(env, go_at(9))
     assert steps == 10
     assert rewards[-1] == -1.0
     assert infos[-1]["performance"] == 0
@@ -270,7 +219,7 @@ def test_going_on_a_no_go_trial_fails():
 def test_a_missed_go_trial_pays_miss():
     env = fresh(15, timing=CONSTANT_TIMING, rewards={"miss": -0.5})
     env.new_trial(ground_truth=1)
-    rewards, infos, steps = run_trial(env, lambda e: 0)
+    rewards, infos, steps = step_trial(env, lambda e: 0)
     assert steps == 15
     assert rewards == [0.0] * 14 + [-0.5]
     assert infos[-1]["performance"] == 0
@@ -282,7 +231,7 @@ def test_withheld_no_go_trials_score_performance_one_every_time():
     env = fresh(16, timing=CONSTANT_TIMING)
     for _ in range(3):
         env.new_trial(ground_truth=0)
-        rewards, infos, _ = run_trial(env, lambda e: 0)
+        rewards, infos, _ = step_trial(env, lambda e: 0)
         assert sum(rewards) == 0.0
         assert infos[-1]["performance"] == 1
         assert infos[-1]["trial"]["ground_truth"] == 0
@@ -291,13 +240,13 @@ def test_withheld_no_go_trials_score_performance_one_every_time():
 def test_breaking_fixation_aborts_only_when_abort_is_set():
     env = fresh(17, timing=CONSTANT_TIMING)
     env.new_trial(ground_truth=0)
-    rewards, infos, steps = run_trial(env, lambda e: int(e.t_ind < 2))
+    rewards, infos, steps = step_trial(env, lambda e: int(e.t_ind < 2))
     assert rewards[:2] == [pytest.approx(-0.1)] * 2
     assert steps == 15
     assert infos[-1]["performance"] == 1  # the no-go trial itself was withheld
     env.abort = True
     env.new_trial(ground_truth=0)
-    rewards, infos, steps = run_trial(env, lambda e: 1)
+    rewards, infos, steps = step_trial(env, lambda e: 1)
     assert steps == 1
     assert rewards == [pytest.approx(-0.1)]
     assert infos[-1]["performance"] == 0

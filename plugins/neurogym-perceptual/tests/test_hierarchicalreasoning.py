@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import pytest
+from helpers import (
+    assert_lengths_follow,
+    choice_steps,
+    convolve,
+    correct,
+    in_period,
+    pmf_stats,
+    run_trial,
+    seeded,
+    trunc_exp_steps,
+)
 
 import neurogym as ngym
 from neurogym.testing import check_task
 from neurogym_perceptual.tasks.hierarchicalreasoning import HierarchicalReasoning, median_ms
+
+fresh = partial(seeded, HierarchicalReasoning)
 
 DELAYS = (530, 610, 690, 770, 850, 930, 1010, 1090, 1170)
 # fixation 600, rule_target 1000, fixation2 500, flash1 100, delay (forced), flash2 100,
@@ -19,77 +32,6 @@ DELAYS = (530, 610, 690, 770, 850, 930, 1010, 1090, 1170)
 CONSTANT_TIMING = {"fixation": 600, "fixation2": 500}
 
 # ---------------------------------------------------------------------------------- helpers
-
-
-def trunc_exp_steps(mean: float, low: float, high: float, dt: float) -> dict[int, float]:
-    """Exact pmf of floor(X / dt), X ~ Exp(mean) conditioned on [low, high)."""
-
-    def cdf(x: float) -> float:
-        x = min(max(x, low), high)
-        return (math.exp(-low / mean) - math.exp(-x / mean)) / (
-            math.exp(-low / mean) - math.exp(-high / mean)
-        )
-
-    first, last = math.floor(low / dt), math.floor(high / dt)
-    pmf = {k: cdf((k + 1) * dt) - cdf(k * dt) for k in range(first, last + 1)}
-    return {k: p for k, p in pmf.items() if p > 0}
-
-
-def choice_steps(values: tuple[float, ...], dt: float) -> dict[int, float]:
-    pmf: dict[int, float] = {}
-    for value in values:
-        k = math.floor(value / dt + 1e-9)
-        pmf[k] = pmf.get(k, 0.0) + 1 / len(values)
-    return pmf
-
-
-def convolve(*pmfs: dict[int, float]) -> dict[int, float]:
-    out = {0: 1.0}
-    for pmf in pmfs:
-        nxt: dict[int, float] = {}
-        for a, pa in out.items():
-            for b, pb in pmf.items():
-                nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
-        out = nxt
-    return out
-
-
-def pmf_stats(pmf: dict[int, float]) -> tuple[float, float, float]:
-    ks = np.array(sorted(pmf))
-    ps = np.array([pmf[k] for k in ks])
-    mean = float(ks @ ps)
-    std = float(np.sqrt(((ks - mean) ** 2) @ ps))
-    p95 = float(ks[np.searchsorted(np.cumsum(ps), 0.95)])
-    return mean, std, p95
-
-
-def assert_lengths_follow(lengths: np.ndarray, pmf: dict[int, float]) -> None:
-    """Support, Kolmogorov distance (< 2 / sqrt(n)) and mean (< 4 SE) against the exact pmf."""
-    n = lengths.size
-    assert set(np.unique(lengths).tolist()) <= set(pmf)
-    ks = np.array(sorted(pmf))
-    exact_cdf = np.cumsum([pmf[k] for k in ks])
-    empirical_cdf = np.searchsorted(np.sort(lengths), ks, side="right") / n
-    assert np.max(np.abs(empirical_cdf - exact_cdf)) < 2 / math.sqrt(n)
-    mean, std, _ = pmf_stats(pmf)
-    assert abs(lengths.mean() - mean) < 4 * std / math.sqrt(n)
-
-
-def run_trial(env: HierarchicalReasoning, policy: Callable[[HierarchicalReasoning], int]):
-    """Steps the current trial to its end; returns (rewards, last info, steps taken)."""
-    rewards = []
-    for steps in range(1, 1000):
-        _, reward, terminated, truncated, info = env.step(policy(env))
-        assert not terminated
-        assert not truncated
-        rewards.append(reward)
-        if info["new_trial"]:
-            return rewards, info, steps
-    raise AssertionError("the trial never ended")
-
-
-def in_period(env: HierarchicalReasoning, name: str) -> bool:
-    return env.start_ind[name] <= env.t_ind < env.end_ind[name]
 
 
 def agent(rule_action: Callable[[HierarchicalReasoning], int], choice: Callable) -> Callable:
@@ -103,16 +45,6 @@ def agent(rule_action: Callable[[HierarchicalReasoning], int], choice: Callable)
         return 0
 
     return policy
-
-
-def gt_action(env: HierarchicalReasoning) -> int:
-    return int(env.gt_now)
-
-
-def fresh(seed: int = 0, **kwargs: object) -> HierarchicalReasoning:
-    env = HierarchicalReasoning(**kwargs)
-    env.reset(seed=seed)
-    return env
 
 
 def runs(rules: np.ndarray) -> list[tuple[int, int]]:
@@ -339,7 +271,7 @@ def test_forced_rule_still_advances_the_blocks():
 def test_correct_rule_and_choice_is_rewarded_and_ends_trial():
     env = fresh(12)
     first_decision_step = env.start_ind["decision"]
-    rewards, info, steps = run_trial(env, agent(gt_action, gt_action))
+    rewards, info, steps = run_trial(env, agent(correct, correct))
     assert steps == first_decision_step + 1
     assert rewards == [0.0] * first_decision_step + [1.0]
     assert info["performance"] == 1
@@ -358,7 +290,7 @@ def test_correct_rule_and_choice_is_rewarded_and_ends_trial():
 def test_right_choice_with_wrong_rule_fails(rule_action):
     env = fresh(13, rewards={"fail": -0.2})
     first_decision_step = env.start_ind["decision"]
-    rewards, info, steps = run_trial(env, agent(rule_action, gt_action))
+    rewards, info, steps = run_trial(env, agent(rule_action, correct))
     assert steps == first_decision_step + 1
     assert rewards[-1] == pytest.approx(-0.2)
     assert sum(rewards) == pytest.approx(-0.2)  # choosing a rule is never an abort
@@ -367,7 +299,7 @@ def test_right_choice_with_wrong_rule_fails(rule_action):
 
 def test_wrong_choice_fails():
     env = fresh(14)
-    rewards, info, _ = run_trial(env, agent(gt_action, lambda e: 7 - int(e.gt_now)))
+    rewards, info, _ = run_trial(env, agent(correct, lambda e: 7 - int(e.gt_now)))
     assert rewards[-1] == 0.0
     assert info["performance"] == 0
 
@@ -389,7 +321,7 @@ def test_breaking_fixation_aborts_only_when_abort_is_set():
 def test_a_miss_pays_nothing():
     env = fresh(16, timing=CONSTANT_TIMING)
     env.new_trial(interval=700.0)
-    rewards, info, steps = run_trial(env, agent(gt_action, lambda e: 0))
+    rewards, info, steps = run_trial(env, agent(correct, lambda e: 0))
     assert rewards == [0.0] * 37
     assert steps == 37
     assert info["performance"] == 0
@@ -401,7 +333,7 @@ def test_rule_choice_is_forgotten_after_a_timed_out_trial():
     env = fresh(17, timing={**CONSTANT_TIMING, "rule_target": 0})
     env.chose_correct_rule = True  # as left by a trial answered correctly in rule_target
     env.new_trial(interval=700.0)
-    rewards, info, _ = run_trial(env, agent(gt_action, gt_action))
+    rewards, info, _ = run_trial(env, agent(correct, correct))
     assert rewards[-1] == 0.0
     assert info["performance"] == 0
 

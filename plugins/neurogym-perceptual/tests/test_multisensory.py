@@ -2,30 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 import pytest
+from helpers import correct, other_of_two, respond, run_trial
 
 from neurogym.testing import check_task
 from neurogym_perceptual.tasks.multisensory import MultiSensoryIntegration
-
-
-def run_trial(env: Any, policy: Callable[[Any], int]) -> tuple[list[float], dict, int]:
-    """Steps ``env`` with ``policy(env)`` until the trial ends: (rewards, last info, steps)."""
-    rewards = []
-    for step in range(1, 1001):
-        _, reward, _, _, info = env.step(policy(env))
-        rewards.append(float(reward))
-        if info["new_trial"]:
-            return rewards, info, step
-    raise AssertionError("no trial end within 1000 steps")
-
-
-def answer(offset: int = 0) -> Callable[[Any], int]:
-    """Fixates, then answers ``gt + offset`` (wrapped into 1..2) in the decision period."""
-    return lambda env: (int(env.gt_now) - 1 + offset) % 2 + 1 if env.in_period("decision") else 0
 
 
 class TestMultiSensoryIntegration:
@@ -133,9 +115,9 @@ class TestMultiSensoryIntegration:
     def test_scripted_agents(self):
         env = MultiSensoryIntegration()
         env.reset(seed=4)
-        rewards, info, steps = run_trial(env, answer())
+        rewards, info, steps = run_trial(env, respond(correct))
         assert (rewards[-1], info["performance"], steps, sum(rewards[:-1])) == (1.0, 1, 11, 0)
-        rewards, info, steps = run_trial(env, answer(offset=1))
+        rewards, info, steps = run_trial(env, respond(other_of_two))
         assert (rewards[-1], info["performance"], steps) == (0.0, 0, 11)
         rewards, info, steps = run_trial(env, lambda env: 0)  # a miss
         assert (sum(rewards), info["performance"], steps) == (0.0, 0, 11)
@@ -149,7 +131,7 @@ class TestMultiSensoryIntegration:
         # Upstream ignored a "fail" reward passed by the user and paid 0 for a wrong choice.
         env = MultiSensoryIntegration(rewards={"fail": -0.5})
         env.reset(seed=5)
-        rewards, _, _ = run_trial(env, answer(offset=1))
+        rewards, _, _ = run_trial(env, respond(other_of_two))
         assert rewards[-1] == -0.5
 
     def test_forced_kwargs(self):

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import correct, other_of_two, period_mean, respond, run_trial
 
-from neurogym import EmptyPeriodWarning, TrialBatch
+from neurogym import EmptyPeriodWarning
 from neurogym.testing import check_task
 from neurogym_perceptual.tasks.perceptualdecisionmaking import (
     PerceptualDecisionMaking,
@@ -20,43 +21,6 @@ Policy = Callable[[Any], int]
 
 
 # ----------------------------------------------------------------------------- helpers
-def run_trial(env: Any, policy: Policy, limit: int = 5000) -> tuple[list[float], dict, int]:
-    """Steps ``env`` with ``policy(env)`` until the trial ends: (rewards, last info, steps)."""
-    rewards = []
-    for step in range(1, limit + 1):
-        _, reward, _, _, info = env.step(policy(env))
-        rewards.append(float(reward))
-        if info["new_trial"]:
-            return rewards, info, step
-    raise AssertionError(f"no trial end within {limit} steps")
-
-
-def respond(choice: Callable[[Any], int], period: str = "decision") -> Policy:
-    """Fixates, then plays ``choice(env)`` while in ``period``."""
-    return lambda env: choice(env) if env.in_period(period) else 0
-
-
-def correct(env: Any) -> int:
-    return int(env.gt_now)
-
-
-def other_of_two(env: Any) -> int:
-    return 3 - int(env.gt_now)
-
-
-def mask(batch: TrialBatch, period: str) -> np.ndarray:
-    """``(B, T)`` bool: the steps of ``period`` in each trial of the batch."""
-    start, end = batch.periods[period]
-    steps = np.arange(batch.ob.shape[1])
-    return (steps >= start[:, None]) & (steps < end[:, None])
-
-
-def period_mean(batch: TrialBatch, period: str, dim: int) -> np.ndarray:
-    """Per-trial mean of observation dim ``dim`` over ``period``, ``(B,)``."""
-    inside = mask(batch, period)
-    return (batch.ob[:, :, dim] * inside).sum(1) / inside.sum(1)
-
-
 def spans(env: Any) -> dict[str, tuple[int, int]]:
     return {name: (env.start_ind[name], env.end_ind[name]) for name in env.start_ind}
 

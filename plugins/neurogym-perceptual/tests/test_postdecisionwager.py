@@ -5,94 +5,28 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import pytest
+from helpers import (
+    assert_lengths_follow,
+    const_steps,
+    convolve,
+    in_period,
+    pmf_stats,
+    respond,
+    run_trial,
+    seeded,
+    trunc_exp_steps,
+)
 
 from neurogym.testing import check_task
 from neurogym_perceptual.tasks.postdecisionwager import PostDecisionWager
 
+fresh = partial(seeded, PostDecisionWager)
+
 # ---------------------------------------------------------------------------------- helpers
-
-
-def trunc_exp_steps(mean: float, low: float, high: float, dt: float) -> dict[int, float]:
-    """Exact pmf of floor(X / dt), X ~ Exp(mean) conditioned on [low, high)."""
-
-    def cdf(x: float) -> float:
-        x = min(max(x, low), high)
-        return (math.exp(-low / mean) - math.exp(-x / mean)) / (
-            math.exp(-low / mean) - math.exp(-high / mean)
-        )
-
-    first, last = math.floor(low / dt), math.floor(high / dt)
-    pmf = {k: cdf((k + 1) * dt) - cdf(k * dt) for k in range(first, last + 1)}
-    return {k: p for k, p in pmf.items() if p > 0}
-
-
-def const_steps(value: float, dt: float) -> dict[int, float]:
-    return {math.floor(value / dt + 1e-9): 1.0}
-
-
-def convolve(*pmfs: dict[int, float]) -> dict[int, float]:
-    out = {0: 1.0}
-    for pmf in pmfs:
-        nxt: dict[int, float] = {}
-        for a, pa in out.items():
-            for b, pb in pmf.items():
-                nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
-        out = nxt
-    return out
-
-
-def pmf_stats(pmf: dict[int, float]) -> tuple[float, float, float]:
-    """Mean, std and 95th percentile (numpy's linear rule is within 1 of the exact one)."""
-    ks = np.array(sorted(pmf))
-    ps = np.array([pmf[k] for k in ks])
-    mean = float(ks @ ps)
-    std = float(np.sqrt(((ks - mean) ** 2) @ ps))
-    p95 = float(ks[np.searchsorted(np.cumsum(ps), 0.95)])
-    return mean, std, p95
-
-
-def assert_lengths_follow(lengths: np.ndarray, pmf: dict[int, float]) -> None:
-    """Support, Kolmogorov distance (< 2 / sqrt(n)) and mean (< 4 SE) against the exact pmf."""
-    n = lengths.size
-    assert set(np.unique(lengths).tolist()) <= set(pmf)
-    ks = np.array(sorted(pmf))
-    exact_cdf = np.cumsum([pmf[k] for k in ks])
-    empirical_cdf = np.searchsorted(np.sort(lengths), ks, side="right") / n
-    assert np.max(np.abs(empirical_cdf - exact_cdf)) < 2 / math.sqrt(n)
-    mean, std, _ = pmf_stats(pmf)
-    assert abs(lengths.mean() - mean) < 4 * std / math.sqrt(n)
-
-
-def run_trial(env: PostDecisionWager, policy: Callable[[PostDecisionWager], int]) -> tuple:
-    """Steps the current trial to its end; returns (rewards, last info, steps taken)."""
-    rewards = []
-    for steps in range(1, 1000):
-        _, reward, terminated, truncated, info = env.step(policy(env))
-        assert not terminated
-        assert not truncated
-        rewards.append(reward)
-        if info["new_trial"]:
-            return rewards, info, steps
-    raise AssertionError("the trial never ended")
-
-
-def in_period(env: PostDecisionWager, name: str) -> bool:
-    return env.start_ind[name] <= env.t_ind < env.end_ind[name]
-
-
-def answer(action_in_decision: Callable[[PostDecisionWager], int]) -> Callable:
-    """Fixates until the decision period, then plays ``action_in_decision(env)``."""
-    return lambda env: action_in_decision(env) if in_period(env, "decision") else 0
-
-
-def fresh(seed: int = 0, **kwargs: object) -> PostDecisionWager:
-    env = PostDecisionWager(**kwargs)
-    env.reset(seed=seed)
-    return env
 
 
 CONSTANT_TIMING = {"stimulus": 300, "delay": 1300, "pre_sure": 600}
@@ -236,7 +170,7 @@ def test_answering_gt_is_correct_and_ends_trial(ground_truth):
     env = fresh(6)
     env.new_trial(ground_truth=ground_truth, wager=False)
     first_decision_step = env.start_ind["decision"]
-    rewards, info, steps = run_trial(env, answer(lambda e: e.gt_now))
+    rewards, info, steps = run_trial(env, respond(lambda e: e.gt_now))
     assert steps == first_decision_step + 1
     assert rewards[-1] == 1.0
     assert sum(rewards) == 1.0
@@ -251,7 +185,7 @@ def test_upstream_action_is_no_longer_rewarded(ground_truth):
     # (ground_truth=1) or no response at all (ground_truth=0: action 0 just fixates).
     env = fresh(7)
     env.new_trial(ground_truth=ground_truth, wager=False)
-    rewards, info, _ = run_trial(env, answer(lambda e: ground_truth))
+    rewards, info, _ = run_trial(env, respond(lambda e: ground_truth))
     assert sum(rewards) == 0.0
     assert info["performance"] == 0
 
@@ -260,7 +194,7 @@ def test_other_choice_fails_and_ends_trial():
     env = fresh(8, rewards={"fail": -0.5})
     env.new_trial(ground_truth=0, wager=True)
     first_decision_step = env.start_ind["decision"]
-    rewards, info, steps = run_trial(env, answer(lambda e: 2))
+    rewards, info, steps = run_trial(env, respond(lambda e: 2))
     assert rewards[-1] == -0.5
     assert sum(rewards) == -0.5
     assert info["performance"] == 0
@@ -270,11 +204,11 @@ def test_other_choice_fails_and_ends_trial():
 def test_sure_option_on_wager_and_non_wager_trials():
     env = fresh(9)
     env.new_trial(wager=True)
-    rewards, info, _ = run_trial(env, answer(lambda e: 3))
+    rewards, info, _ = run_trial(env, respond(lambda e: 3))
     assert rewards[-1] == pytest.approx(0.7)
     assert info["performance"] == pytest.approx(0.7)
     env.new_trial(wager=False)
-    rewards, info, _ = run_trial(env, answer(lambda e: 3))
+    rewards, info, _ = run_trial(env, respond(lambda e: 3))
     assert rewards[-1] == pytest.approx(-0.1)
     assert info["performance"] == 0
 
@@ -283,7 +217,7 @@ def test_sure_reward_override_is_honoured():
     # Upstream overwrote rewards["sure"] with 0.7 * correct whatever the user passed.
     env = fresh(10, rewards={"sure": 0.4, "fail": -1.0})
     env.new_trial(wager=True)
-    rewards, info, _ = run_trial(env, answer(lambda e: 3))
+    rewards, info, _ = run_trial(env, respond(lambda e: 3))
     assert rewards[-1] == pytest.approx(0.4)
     assert info["performance"] == pytest.approx((0.4 + 1.0) / 2.0)
     assert PostDecisionWager(rewards={"correct": 2.0}).rewards["sure"] == pytest.approx(1.4)

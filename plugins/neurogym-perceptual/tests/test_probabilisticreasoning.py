@@ -5,13 +5,16 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import pytest
+from helpers import in_period, run_trial, seeded
 
 from neurogym.testing import check_task
 from neurogym_perceptual.tasks.probabilisticreasoning import ProbabilisticReasoning
+
+fresh = partial(seeded, ProbabilisticReasoning)
 
 WEIGHTS = np.array([-10, -0.9, -0.7, -0.5, -0.3, 0.3, 0.5, 0.7, 0.9, 10])
 
@@ -30,29 +33,6 @@ def uniform_steps(low: float, high: float, dt: float) -> dict[int, float]:
 
 def shifted(pmf: dict[int, float], steps: int) -> dict[int, float]:
     return {k + steps: p for k, p in pmf.items()}
-
-
-def run_trial(env: ProbabilisticReasoning, policy: Callable[[ProbabilisticReasoning], int]):
-    """Steps the current trial to its end; returns (rewards, last info, steps taken)."""
-    rewards = []
-    for steps in range(1, 1000):
-        _, reward, terminated, truncated, info = env.step(policy(env))
-        assert not terminated
-        assert not truncated
-        rewards.append(reward)
-        if info["new_trial"]:
-            return rewards, info, steps
-    raise AssertionError("the trial never ended")
-
-
-def in_period(env: ProbabilisticReasoning, name: str) -> bool:
-    return env.start_ind[name] <= env.t_ind < env.end_ind[name]
-
-
-def fresh(seed: int = 0, **kwargs: object) -> ProbabilisticReasoning:
-    env = ProbabilisticReasoning(**kwargs)
-    env.reset(seed=seed)
-    return env
 
 
 # ---------------------------------------------------------------------------------- contract

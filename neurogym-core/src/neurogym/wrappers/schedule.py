@@ -151,7 +151,32 @@ def _block_lens(block_lens: object, n: int) -> tuple[int, ...]:
     return tuple(_positive_int(length, "each block length") for length in block_lens)
 
 
-class SequentialBlockSchedule(BaseSchedule):
+class _BlockSchedule(BaseSchedule):
+    """Shared block counting: ``block_lens[i]`` calls of ``i``, then :meth:`_next_block`.
+
+    Subclasses pick the condition of the next block; the ``repr`` names the subclass.
+    """
+
+    def __init__(self, n: int, block_lens: Sequence[int]) -> None:
+        super().__init__(n)
+        self.block_lens = _block_lens(block_lens, self.n)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(n={self.n}, block_lens={list(self.block_lens)})"
+
+    def _next(self, rng: np.random.Generator) -> int:
+        if self.count < self.block_lens[self.i]:
+            self.count += 1
+            return self.i
+        self.count = 1
+        return self._next_block(rng)
+
+    def _next_block(self, rng: np.random.Generator) -> int:
+        """The condition of the block that starts now (``self.i`` is the one that ended)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _next_block(rng)")
+
+
+class SequentialBlockSchedule(_BlockSchedule):
     """Blocks of conditions in order: ``block_lens[0]`` calls of 0, then ``block_lens[1]`` of 1...
 
     Args:
@@ -162,22 +187,11 @@ class SequentialBlockSchedule(BaseSchedule):
         ValueError: If ``block_lens`` does not have ``n`` positive entries.
     """
 
-    def __init__(self, n: int, block_lens: Sequence[int]) -> None:
-        super().__init__(n)
-        self.block_lens = _block_lens(block_lens, self.n)
-
-    def __repr__(self) -> str:
-        return f"SequentialBlockSchedule(n={self.n}, block_lens={list(self.block_lens)})"
-
-    def _next(self, rng: np.random.Generator) -> int:
-        if self.count < self.block_lens[self.i]:
-            self.count += 1
-            return self.i
-        self.count = 1
+    def _next_block(self, rng: np.random.Generator) -> int:
         return (self.i + 1) % self.n
 
 
-class RandomBlockSchedule(BaseSchedule):
+class RandomBlockSchedule(_BlockSchedule):
     """Blocks of conditions: after ``block_lens[i]`` calls of ``i``, a different random one.
 
     The first block is condition 0, as upstream.
@@ -190,16 +204,5 @@ class RandomBlockSchedule(BaseSchedule):
         ValueError: If ``block_lens`` does not have ``n`` positive entries.
     """
 
-    def __init__(self, n: int, block_lens: Sequence[int]) -> None:
-        super().__init__(n)
-        self.block_lens = _block_lens(block_lens, self.n)
-
-    def __repr__(self) -> str:
-        return f"RandomBlockSchedule(n={self.n}, block_lens={list(self.block_lens)})"
-
-    def _next(self, rng: np.random.Generator) -> int:
-        if self.count < self.block_lens[self.i]:
-            self.count += 1
-            return self.i
-        self.count = 1
+    def _next_block(self, rng: np.random.Generator) -> int:
         return self._other(rng)
