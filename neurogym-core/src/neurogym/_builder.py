@@ -23,6 +23,7 @@ from neurogym._trialbatch import (
     _floor_to_dt,
     _to_steps,
     action_table,
+    scatter_rows,
 )
 
 if TYPE_CHECKING:
@@ -396,13 +397,17 @@ class BatchBuilder:
                 f"{what}: callable values need a period with the same bounds in every trial "
                 "of the batch; pass an array instead"
             )
-        steps = np.arange(target.shape[1])
-        inside = (steps[None, :] >= start[:, None]) & (steps[None, :] < end[:, None])
         longest = max(int((end - start).max()), 1)
         cell = target.shape[2:] if where is None else target[0, 0][..., where].shape
         val = fit_value(value, self.n, longest, cell, per_step, what)
+        simple = (where is None or isinstance(where, (int, slice))) and int(start.min()) >= 0
+        if simple and not per_step and target.flags.c_contiguous:
+            scatter_rows(target, val, start, end, where, reset)  # one value per trial
+            return
+        steps = np.arange(target.shape[1])
+        inside = (steps[None, :] >= start[:, None]) & (steps[None, :] < end[:, None])
         full = np.broadcast_to(val, (self.n, longest, *cell))
-        if (where is None or isinstance(where, (int, slice))) and start.min() >= 0:
+        if simple:
             # Boolean masks select cells row by row, in step order, on both sides.
             picked = full[np.arange(longest)[None, :] < (end - start)[:, None]]
             view = target if where is None else target[..., where]

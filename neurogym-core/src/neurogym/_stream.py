@@ -84,6 +84,23 @@ class _Source:
         self.order, self.seg_start, self.seg_len = order, seg_start, seg_len
 
 
+_MIN_REFILL_STEPS = 2**17
+_MAX_REFILL_NUMBERS = 2**22
+
+
+def _default_cache_len(numbers_per_step: int, batch_size: int) -> int:
+    """Upstream's ``1e5 / numbers / B`` raised to ``2**17 / B`` steps (at most ``2**22`` numbers).
+
+    See :class:`Dataset`'s ``cache_len``.
+    """
+    upstream = int(1e5 / numbers_per_step / batch_size)
+    floor = min(
+        -(-_MIN_REFILL_STEPS // batch_size),
+        _MAX_REFILL_NUMBERS // (numbers_per_step * batch_size),
+    )
+    return max(upstream, floor)
+
+
 def _ragged_index(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Indices ``starts[j] + 0 .. lengths[j]-1`` for every ``j``, concatenated."""
     total = int(lengths.sum())
@@ -107,8 +124,11 @@ class Dataset:
         seq_len: Steps per batch (default 1000, as upstream).
         max_batch: ``StopIteration`` after this many batches (then the count restarts).
         batch_first: ``(B, seq_len, ...)`` arrays instead of ``(seq_len, B, ...)``.
-        cache_len: Steps built per refill and column (upstream's default rule: about 1e5
-            numbers per refill, rounded up to a multiple of ``seq_len``).
+        cache_len: Steps built per refill and column, rounded up to a multiple of
+            ``seq_len``. The default is upstream's rule (about 1e5 numbers per refill) raised
+            to at least ``2**17`` steps over all columns, within ``2**22`` numbers: a refill
+            has a fixed cost (a vectorised pass over a few hundred numpy calls), which small
+            caches pay almost every batch.
         seed: Same seed, same batches (in any process). None draws fresh entropy.
     """
 
@@ -140,7 +160,7 @@ class Dataset:
         obs_size = int(np.prod(task.observation_space.shape or (1,)))
         act_size = int(np.prod(task.action_space.shape or (1,)))
         if cache_len is None:
-            cache_len = int(1e5 / (obs_size + act_size) / self.batch_size)
+            cache_len = _default_cache_len(obs_size + act_size, self.batch_size)
         self.cache_len = (1 + int(cache_len) // self.seq_len) * self.seq_len
         self._batch_count = 0
         self.seed(seed)
@@ -218,8 +238,12 @@ class Dataset:
         while np.any(have < need):
             # Trials are dealt in turn, so the shortest column sets how many rounds are needed.
             worst = float(np.max(need - have))
-            mean = max(self._mean_len or 20.0, 1.0)
-            rounds = math.ceil(1.1 * worst / mean + 0.5)
+            if self._mean_len is None:
+                # Unknown trial length: one round measures it (a guess could build far too
+                # many long trials, whose surplus every later refill would copy along).
+                rounds = 1
+            else:
+                rounds = math.ceil(1.1 * worst / max(self._mean_len, 1.0) + 0.5)
             n = min(n_cols * rounds, max(_MAX_TRIALS_PER_CALL, n_cols))
             trials = self._source.new_trials(n, **kwargs)
             if trials.ob is None:
@@ -252,11 +276,11 @@ class Dataset:
         idx = merged[seg_start[:, None] + np.arange(need)[None, :]]
         if not self.batch_first:
             idx = np.ascontiguousarray(idx.T)  # (need, B): a time-major cache
-        self._cache = tuple(a[idx] for a in data)
+        self._cache = tuple(np.take(a, idx, axis=0) for a in data)
         rest_len = seg_len - need
         rest = merged[_ragged_index(seg_start + need, rest_len)]
         self._pending = _Source(
-            tuple(a[rest] for a in data),
+            tuple(np.take(a, rest, axis=0) for a in data),
             np.arange(rest.size),
             np.cumsum(rest_len) - rest_len,
             rest_len,

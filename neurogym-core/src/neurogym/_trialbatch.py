@@ -10,7 +10,7 @@ import numpy as np
 
 from neurogym._trial import WhereArg
 
-__all__ = ["EPS", "TrialBatch", "action_table"]
+__all__ = ["EPS", "TrialBatch", "action_table", "exact_cast", "scatter_rows"]
 
 EPS = 1e-9
 """Tolerance of ``floor(t / dt)`` (times in ms that are multiples of dt up to rounding)."""
@@ -62,8 +62,12 @@ def _apply(sub: np.ndarray, val: Any, reset: bool) -> None:
     """``sub[...] = val`` or ``sub += val``, channel by channel for large, narrow 3-D views.
 
     numpy iterates an interleaved ``(B, L, k)`` view with ``k`` in the inner loop; for small
-    ``k`` one operation per channel (inner loop over ``B x L``) is about 3x faster.
+    ``k`` one operation per channel (inner loop over ``B x L``) is about 3x faster. A value of
+    another dtype that the target's holds exactly is cast first (same results, no mixed-dtype
+    loop); large values are left as they are.
     """
+    if type(val) is np.ndarray and val.dtype != sub.dtype:
+        val = exact_cast(val, sub.dtype, limit=sub.size // 4)
     if (
         sub.ndim == 3
         and 1 < sub.shape[2] <= 8
@@ -112,3 +116,84 @@ def action_table(where: WhereArg, space: Any) -> np.ndarray:
     if not isinstance(where, str) or where not in names:
         raise KeyError(f"where={where!r} is not an action name; action names: {sorted(names)}")
     return np.atleast_1d(np.asarray(names[where]))
+
+
+def scatter_rows(
+    target: np.ndarray,
+    val: Any,
+    start: np.ndarray,
+    end: np.ndarray,
+    where: int | slice | None,
+    reset: bool,
+) -> None:
+    """Writes one value per trial into steps ``start[i] .. end[i]-1`` of row ``i``.
+
+    ``target`` is a C-contiguous ``(B, T, ...)`` array and ``val`` broadcasts to
+    ``(B, 1, *cell)`` (``cell`` being what ``where`` selects). Narrow cells are written
+    channel by channel, each either as a masked ufunc over the span of the period (when the
+    period fills most of it) or as a 1-D scatter at flat step indices: both are several times
+    faster than boolean-mask writes into an interleaved ``(B, L, k)`` view.
+    """
+    n, steps = target.shape[0], target.shape[1]
+    lens = np.maximum(end - start, 0)
+    total = int(lens.sum())
+    if total == 0:
+        return
+    arr = exact_cast(np.asarray(val), target.dtype)
+    lo, hi = int(start.min()), int(end.max())
+    if 2 * total >= n * (hi - lo):
+        span = np.arange(lo, hi)
+        ok = (span >= start[:, None]) & (span < end[:, None])
+        cells = target[:, lo:hi]
+        sel = cells if where is None else cells[..., where]
+        _by_channel(sel, arr, ok, reset)
+        return
+    before = np.cumsum(lens) - lens
+    idx = np.repeat(np.arange(0, n * steps, steps) + start - before, lens) + np.arange(total)
+    flat = target.reshape(n * steps, *target.shape[2:])
+    sel = flat if where is None else flat[:, where]
+    if arr.ndim == 0:
+        value: Any = arr
+    else:
+        rows = arr.reshape(arr.shape[0], *arr.shape[2:])
+        value = rows[np.repeat(np.arange(n), lens)] if rows.shape[0] > 1 else rows[0]
+    _by_channel(sel, value, idx, reset)
+
+
+def exact_cast(arr: np.ndarray, dtype: np.dtype[Any], limit: int = 64) -> np.ndarray:
+    """``arr`` as ``dtype`` when that loses nothing (same results, no mixed-dtype loops).
+
+    Casting an operand of ``+`` to a float type that holds it exactly gives the same sums:
+    float64 arithmetic rounded to float32 equals float32 arithmetic. Arrays of more than
+    ``limit`` elements are returned as they are (the check would cost more than it saves).
+    """
+    if arr.dtype == dtype or dtype.kind != "f" or arr.dtype.kind not in "biuf":
+        return arr
+    if arr.size > limit:
+        return arr
+    cast = arr.astype(dtype)
+    return cast if np.array_equal(cast, arr) else arr
+
+
+def _by_channel(sel: np.ndarray, value: Any, at: np.ndarray, reset: bool) -> None:
+    """Writes ``value`` at ``at`` (a bool mask over ``sel``'s leading dims, or flat indices)."""
+    if sel.ndim == at.ndim + 1 and 1 < sel.shape[-1] <= 8:
+        for c in range(sel.shape[-1]):
+            part = value if np.ndim(value) == 0 else value[..., 0 if value.shape[-1] == 1 else c]
+            _put(sel[..., c], part, at, reset)
+        return
+    _put(sel, value, at, reset)
+
+
+def _put(sel: np.ndarray, value: Any, at: np.ndarray, reset: bool) -> None:
+    if at.dtype == bool:
+        if sel.ndim > at.ndim:
+            at = at.reshape(at.shape + (1,) * (sel.ndim - at.ndim))
+        if reset:
+            np.copyto(sel, value, casting="unsafe", where=at)
+        else:
+            np.add(sel, value, out=sel, where=at)
+    elif reset:
+        sel[at] = value
+    else:
+        sel[at] += value

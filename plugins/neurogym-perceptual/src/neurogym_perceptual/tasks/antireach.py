@@ -104,10 +104,13 @@ class AntiReach(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
         anti = b.set_param("anti", kwargs.get("anti", self.anti)).astype(bool)
-        response = self.theta[ground_truth]
-        stim_theta = np.where(anti, np.mod(response + np.pi, 2 * np.pi), response)
+        # The stimulus depends only on (anti, ground_truth): gather its rows from a small table
+        # (row a * n + g is the pro (a=0) or anti (a=1) stimulus for response g).
+        theta, n = self.theta, len(self.theta)
+        stim_theta = np.concatenate([theta, np.mod(theta + np.pi, 2 * np.pi)])
+        table = np.cos(theta[None, :] - stim_theta[:, None])
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
-        b.add_ob(np.cos(self.theta[None, :] - stim_theta[:, None]), "stimulus", "stimulus")
+        b.add_ob(table[anti * n + np.asarray(ground_truth)], "stimulus", "stimulus")
         b.set_groundtruth(ground_truth, "decision", where="choice")
         return {}

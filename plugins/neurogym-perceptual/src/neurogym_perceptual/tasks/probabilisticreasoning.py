@@ -151,7 +151,8 @@ class ProbabilisticReasoning(ngym.TrialEnv):
         period ``j`` shows draws ``0..j``.
         """
         n, n_loc = locs.shape
-        onehot = np.zeros((n, n_loc, n_loc * self.n_shape))
+        # float32 (the observations' dtype) holds these small counts exactly.
+        onehot = np.zeros((n, n_loc, n_loc * self.n_shape), dtype=np.float32)
         rows = np.arange(n)[:, None]
         draws = np.arange(n_loc)[None, :]
         onehot[rows, draws, locs * self.n_shape + shapes] = 1.0

@@ -151,6 +151,7 @@ class SpatialSuppressMotion(ngym.TrialEnv):
         rewards: Mapping[str, float] | None = None,
     ) -> None:
         super().__init__(dt=dt)
+        self._gt_tables: dict[tuple[int, float], np.ndarray] = {}
         self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
         if rewards:
             self.rewards.update(rewards)
@@ -200,9 +201,25 @@ class SpatialSuppressMotion(ngym.TrialEnv):
         return {}
 
     def _ground_truth(self, steps: int, direction: np.ndarray, contrast: np.ndarray) -> np.ndarray:
-        """The ``(B, steps, 4)`` report probabilities of each trial at each step."""
+        """The ``(B, steps, 4)`` report probabilities of each trial at each step.
+
+        They depend only on the direction and on whether the contrast is high, so they are
+        gathered from a table of the 8 combinations (built once per trial length, with the
+        same arithmetic as per trial, so the values are identical).
+        """
+        key = (steps, float(self.dt))
+        table = self._gt_tables.get(key)
+        if table is None:
+            n_dir = len(DIRECTIONS)
+            high = np.repeat(np.array([False, True]), n_dir)
+            combo = np.tile(np.arange(n_dir), 2)
+            table = self._gt_table(steps, combo, high).astype(self.action_space.dtype)
+            self._gt_tables = {key: table}
+        return table.take(direction + len(DIRECTIONS) * (contrast >= 0.5), axis=0)
+
+    def _gt_table(self, steps: int, direction: np.ndarray, high: np.ndarray) -> np.ndarray:
         correct, opposite, orthogonal = report_probabilities(
-            np.arange(steps) * float(self.dt), contrast >= 0.5
+            np.arange(steps) * float(self.dt), high
         )
         eye = np.eye(len(DIRECTIONS))
         own, anti = eye[direction], eye[OPPOSITE[direction]]
