@@ -483,12 +483,6 @@ def test_callable_value_with_per_step_receives_the_selected_view():
     assert seen == [(2, 3, 2)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: BatchBuilder._write_slice passes a callable the (B, L, k) view but then "
-    "fits its result as a per_step=False value, so returning an addend shaped like the view "
-    "raises ValueError unless per_step=True is also given",
-)
 def test_callable_value_receives_the_selected_view():
     seen = []
 
@@ -828,11 +822,6 @@ def test_ragged_callable_and_views_are_refused():
         make_batch(ragged(("view_ob", ("stimulus",), {})), n=3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: BatchBuilder.add_randn on a ragged period that is empty in every trial "
-    "builds a (B, 0, k) draw that _write_ragged's fit_value rejects (ValueError)",
-)
 def test_add_randn_on_an_empty_period_with_ragged_starts():
     timing = {"fixation": ("choice", [100, 200, 300]), "delay": 0, "decision": 100}
 

@@ -362,8 +362,9 @@ class BatchBuilder:
         if view.shape[1] == 0:
             return
         sub = view if where is None else view[..., where]
-        if callable(value):
+        if callable(value):  # it receives the (B, L, k) view: its result has a time axis
             value = value(sub)
+            per_step = True
         if type(value) in (int, float):  # a Python scalar broadcasts to anything
             val: Any = value
         elif (
@@ -499,6 +500,8 @@ class BatchBuilder:
         for name in as_period_list(period, self.start_t):
             sl, start, end = self._cells(name, ob.shape[1])
             if sl is None:
+                if not np.any(end > start):  # empty in every trial: nothing to draw
+                    continue
                 cell = ob.shape[2:] if idx is None else ob[0, 0][..., idx].shape
                 if isinstance(rng, RowGenerators):  # each row draws its own period length
                     draw = rng.standard_normal_ragged(np.maximum(end - start, 0), cell, dtype)
