@@ -363,21 +363,24 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         """Advances one ``dt``; see ``docs/architecture.md`` §5 for the exact contract."""
         ob, reward, terminated, truncated, info = self._step(action)
         new_trial = info.setdefault("new_trial", False)
+        t_ind = self.t_ind
         if self._has_gt and "gt" not in info:
-            info["gt"] = self._gt_list[self.t_ind]
-        self.t_ind += 1
-        self.t = self.t_ind * self.dt
-        if not new_trial and self.t + self.dt > self.tmax + 1e-9 * self.dt:
+            info["gt"] = self._gt_list[t_ind]
+        self.t_ind = t_ind = t_ind + 1
+        dt = self.dt
+        self.t = t = t_ind * dt
+        if not new_trial and t + dt > self.tmax + 1e-9 * dt:
             info["new_trial"] = new_trial = True
             reward += self.r_tmax
         if new_trial:
             terminated = self._end_trial(info) or terminated
         if ob is OBNOW:
-            if self._ob_row is None:
+            ob_row = self._ob_row
+            if ob_row is None:
                 raise RuntimeError(
                     f"{type(self).__name__}._step returned ob_now but the trial has no ob array"
                 )
-            ob = self._ob_row[self.t_ind].copy()
+            ob = ob_row[self.t_ind].copy()
         if self.max_episode_steps is not None:
             self._episode_steps += 1
             truncated = truncated or self._episode_steps >= self.max_episode_steps
@@ -401,20 +404,22 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             raise NotImplementedError(
                 f"{type(self).__name__} must implement _step(action) or declare a rule"
             )
-        code = self._codes[self.t_ind]
+        t_ind = self.t_ind
+        code = self._codes[t_ind]
+        if not code or action == rule.fixation_action:
+            return OBNOW, 0.0, False, False, {"new_trial": False}
         reward: float = 0.0
         new_trial = False
-        if code and action != rule.fixation_action:
-            if code == FIXATE:
-                reward = self.rewards["abort"]
-                new_trial = self.abort
-            elif code == RESPOND:
-                new_trial = True
-                if action == self._gt_list[self.t_ind]:
-                    reward = self.rewards["correct"]
-                    self.performance = 1
-                else:
-                    reward = self.rewards.get("fail", 0.0)
+        if code == FIXATE:
+            reward = self.rewards["abort"]
+            new_trial = self.abort
+        elif code == RESPOND:
+            new_trial = True
+            if action == self._gt_list[t_ind]:
+                reward = self.rewards["correct"]
+                self.performance = 1
+            else:
+                reward = self.rewards.get("fail", 0.0)
         return OBNOW, reward, False, False, {"new_trial": new_trial}
 
     def post_step(

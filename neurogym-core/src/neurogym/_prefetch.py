@@ -19,7 +19,6 @@ advanced by ``_new_trials`` would skip the positions of discarded trials).
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -67,6 +66,19 @@ class TrialPool:
         self.tmax: list[float] = (
             np.max(np.stack(ends), axis=0).tolist() if ends else [0.0] * self.size
         )
+        # per period, per row: start_t, end_t, start_ind, end_ind, duration (what load sets)
+        dt = env.dt
+        self.periods = [
+            (
+                name,
+                starts,
+                ends,
+                np.floor(batch.start_t[name] / dt + EPS).astype(np.int64).tolist(),
+                np.floor(batch.end_t[name] / dt + EPS).astype(np.int64).tolist(),
+                (batch.end_t[name] - batch.start_t[name]).tolist(),
+            )
+            for (name, starts), ends in zip(self.start_t.items(), self.end_t.values(), strict=True)
+        ]
         keys = list(batch.trial)
         columns = [batch.trial[k] for k in keys]
         self.trials = [
@@ -97,7 +109,7 @@ class TrialPool:
             return False
         state = vars(env)
         try:
-            return tuple(id(state[k]) for k in self.names) == self.ids
+            return tuple(map(id, map(state.__getitem__, self.names))) == self.ids
         except KeyError:  # an attribute was deleted
             return False
 
@@ -119,13 +131,12 @@ class TrialPool:
         start_ind, end_ind, duration = env.start_ind, env.end_ind, env._duration
         for container in (start_t, end_t, start_ind, end_ind, duration):
             container.clear()
-        for name, starts in self.start_t.items():
-            start, end = starts[row], self.end_t[name][row]
-            start_t[name] = start
-            end_t[name] = end
-            start_ind[name] = math.floor(start / dt + EPS)
-            end_ind[name] = math.floor(end / dt + EPS)
-            duration[name] = end - start
+        for name, starts, ends, start_inds, end_inds, durations in self.periods:
+            start_t[name] = starts[row]
+            end_t[name] = ends[row]
+            start_ind[name] = start_inds[row]
+            end_ind[name] = end_inds[row]
+            duration[name] = durations[row]
         env._tmax = self.tmax[row]
         env.tmax = steps * dt
         env.trial = self.trials[row]

@@ -196,11 +196,16 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         reward = np.where(correct, float(rewards.get("correct", 0.0)), reward)
         reward = np.where(respond & ~correct, float(rewards.get("fail", 0.0)), reward)
         full = (3, n, n)  # (period code, ground truth, action)
-        self._reward_table = np.broadcast_to(reward, full).reshape(-1).copy()
-        ends = (fix & bool(env.abort)) | respond
-        self._end_table = np.broadcast_to(ends, full).reshape(-1).copy()
-        self._perf_table = np.broadcast_to(correct, full).astype(np.int64).reshape(-1)
-        self._r_tmax = env.r_tmax
+        reward = np.broadcast_to(reward, full)
+        ends = np.broadcast_to((fix & bool(env.abort)) | respond, full)
+        # last-step keys (+3*n*n): no rule end means a timeout (reward += r_tmax, new trial)
+        r_tmax = env.r_tmax
+        timed_out = reward + r_tmax * ~ends if r_tmax else reward
+        self._reward_table = np.concatenate([reward.reshape(-1), timed_out.reshape(-1)])
+        self._end_table = np.concatenate([ends.reshape(-1), np.ones(ends.size, dtype=bool)])
+        perf = np.broadcast_to(correct, full).astype(np.int64).reshape(-1)
+        self._perf_table = np.concatenate([perf, perf])
+        self._last_offset = 3 * n * n
         self._rule = rule
 
     def _clear(self) -> None:
@@ -213,15 +218,16 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._t_start = np.zeros(0, dtype=np.intp)
         self._t_len = np.zeros(0, dtype=np.intp)
         self._params: dict[str, np.ndarray] = {}
+        self._zero_row = 0
         self._qids = np.zeros((n, q), dtype=np.intp)
         self._qcount = np.zeros(n, dtype=np.intp)
         self._qhead = np.zeros(n, dtype=np.intp)
         self._cur = np.full(n, -1, dtype=np.intp)
         self._pos = np.zeros(n, dtype=np.intp)
-        self._end = np.zeros(n, dtype=np.intp)
         self._ep_steps = np.zeros(n, dtype=np.int64)
         self._ep_trials = np.zeros(n, dtype=np.int64)
         self._autoreset = np.zeros(n, dtype=bool)
+        self._pending = False  # any self._autoreset
         self._started = False
         self._saved: list[dict[str, Any] | None] = [None] * n
         self._old_trials = 0
@@ -285,9 +291,6 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             offset = self._pos[has_cur] - self._old_start[old_cur]
             self._cur[has_cur] = remap[old_cur]
             self._pos[has_cur] = self._t_start[self._cur[has_cur]] + offset
-            self._end[has_cur] = (
-                self._t_start[self._cur[has_cur]] + self._t_len[self._cur[has_cur]]
-            )
         self._qids = new_q
         self._qcount = qcount
         self._qhead = np.zeros(n, dtype=np.intp)
@@ -303,7 +306,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         idx = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
         obs, keys, gts = [self._ob[idx]], [self._key[idx]], [self._gt[idx]]
         lengths = [lens]
-        params = {k: [v[live]] for k, v in self._params.items()}
+        params = {k: [v[live]] for k, v in self._params.items()}  # (drops the zero row)
         for _, batch in batches:
             ob, key, gt = self._flatten(batch)
             obs.append(ob)
@@ -317,7 +320,8 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._gt = np.concatenate(gts)
         self._t_len = np.concatenate(lengths).astype(np.intp)
         self._t_start = np.cumsum(self._t_len) - self._t_len
-        self._params = {k: _concat(v) for k, v in params.items()}
+        self._params = {k: _with_zero_row(_concat(v)) for k, v in params.items()}
+        self._zero_row = self._t_len.size
 
     def _flatten(self, batch: TrialBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The steps of a batch back to back: obs, table keys and ground truth."""
@@ -347,21 +351,24 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         key *= n
         key += gt
         key *= n
+        last = np.cumsum(lengths) - 1  # the last step of each trial (back to back)
+        key[last] += self._last_offset
         return ob, key, gt
 
     def _start_next(self, idx: np.ndarray) -> None:
         """Sub-envs ``idx`` move on to the next trial of their queue."""
         if idx.size == 0:
             return
-        if np.any(self._qcount[idx] == 0):
+        count = self._qcount[idx]
+        if count.min() == 0:
             self._refill()
-        ids = self._qids[idx, self._qhead[idx]]
-        self._qhead[idx] += 1
-        self._qcount[idx] -= 1
+            count = self._qcount[idx]
+        head = self._qhead[idx]
+        ids = self._qids[idx, head]
+        self._qhead[idx] = head + 1
+        self._qcount[idx] = count - 1
         self._cur[idx] = ids
-        start = self._t_start[ids]
-        self._pos[idx] = start
-        self._end[idx] = start + self._t_len[ids]
+        self._pos[idx] = self._t_start.take(ids)
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(
@@ -403,6 +410,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._ep_steps[idx] = 0
         self._ep_trials[idx] = 0
         self._autoreset[idx] = False
+        self._pending = bool(self._autoreset.any())
         return self._ob[self._pos], {}
 
     def step(
@@ -413,54 +421,50 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             raise gym.error.ResetNeeded("call reset() before step()")
         act = np.asarray(actions)
         if (
-            act.shape != (self.num_envs,)
-            or act.dtype.kind not in "iu"
-            or act.max() >= self._n_actions
-            or act.min() < 0
+            act.dtype != np.intp
+            or act.shape != self._ones.shape
+            or act.view(np.uintp).max() >= self._n_actions  # negatives wrap to huge values
         ):
             act = _check_actions(act, self.num_envs, self._n_actions)
-        skip = self._autoreset
-        skipping = bool(skip.any())
+        skipping = self._pending
         if skipping:  # NEXT_STEP autoreset: these sub-envs reset and ignore their action
+            skip = self._autoreset
             idx = np.nonzero(skip)[0]
             self._discard(idx)
             self._start_next(idx)
             self._ep_steps[idx] = 0
             self._ep_trials[idx] = 0
             act = np.where(skip, 0, act)
-        pos = self._pos
-        k = self._key.take(pos)
+        k = self._key.take(pos := self._pos)
         k += act
         reward = self._reward_table.take(k)
-        ends = self._end_table.take(k)
+        new_trial = self._end_table.take(k)  # rule ends and timeouts (last-step keys)
         gt = self._gt.take(pos)
-        pos1 = pos + 1
-        timeout = pos1 >= self._end
-        if self._r_tmax:
-            reward = reward + self._r_tmax * (timeout & ~ends)
-        new_trial = ends | timeout
         if skipping:
             active = ~skip
             new_trial &= active
-            reward = np.where(skip, 0.0, reward)
-            pos1 = np.where(skip, pos, pos1)
-        self._pos = pos1
-        task = self.task
-        terminated = np.zeros(self.num_envs, dtype=bool)
-        truncated = np.zeros(self.num_envs, dtype=bool)
-        stepped = ~skip if skipping else self._ones
+            reward[skip] = 0.0
+            pos += active
+            stepped = active
+        else:
+            pos += 1
+            stepped = self._ones
+        task, n = self.task, self.num_envs
+        terminated, truncated = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         info = self._info(new_trial, gt, k, stepped)
         if "trial" in info:
             if task.trials_per_episode is not None:
                 self._ep_trials += new_trial
                 terminated = new_trial & (self._ep_trials >= task.trials_per_episode)
-            self._start_next(np.nonzero(new_trial)[0])
+            self._start_next(np.flatnonzero(new_trial))
         if task.max_episode_steps is not None:
             self._ep_steps += stepped
             truncated = self._ep_steps >= task.max_episode_steps
             if skipping:
                 truncated &= stepped
-        self._autoreset = terminated | truncated
+        if task.trials_per_episode is not None or task.max_episode_steps is not None:
+            self._autoreset = autoreset = terminated | truncated
+            self._pending = bool(autoreset.any())
         return self._ob.take(self._pos, axis=0), reward, terminated, truncated, info
 
     def _info(
@@ -474,20 +478,19 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         all_stepped = stepped is self._ones
         info: dict[str, Any] = {
             "new_trial": new_trial,
-            "_new_trial": np.ones(self.num_envs, dtype=bool) if all_stepped else stepped.copy(),
+            "_new_trial": stepped.copy(),
             "gt": gt if all_stepped else np.where(stepped, gt, 0),
-            "_gt": np.ones(self.num_envs, dtype=bool) if all_stepped else stepped.copy(),
+            "_gt": stepped.copy(),
         }
-        if not new_trial.any():
+        if not np.count_nonzero(new_trial):
             return info
-        info["performance"] = np.where(new_trial, self._perf_table.take(k), 0)
+        # performance is 0 wherever no trial ended (a correct response ends the trial)
+        info["performance"] = self._perf_table.take(k)
         info["_performance"] = new_trial
-        ids = self._cur[new_trial]
+        rows = np.where(new_trial, self._cur, self._zero_row)  # zero row: no trial ended
         trial: dict[str, Any] = {}
         for key, values in self._params.items():
-            column = np.zeros((self.num_envs, *values.shape[1:]), dtype=values.dtype)
-            column[new_trial] = values[ids]
-            trial[key] = column
+            trial[key] = values.take(rows, axis=0)
             trial[f"_{key}"] = new_trial
         info["trial"] = trial
         info["_trial"] = new_trial
@@ -568,6 +571,10 @@ def _concat(parts: list[np.ndarray]) -> np.ndarray:
                 out[i] = value
                 i += 1
         return out
+
+
+def _with_zero_row(v: np.ndarray) -> np.ndarray:
+    return np.concatenate([v, np.zeros((1, *v.shape[1:]), dtype=v.dtype)])
 
 
 def _reset_mask(options: dict[str, Any] | None, n: int) -> np.ndarray:
