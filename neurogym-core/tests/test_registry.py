@@ -126,7 +126,8 @@ def test_resolve_unknown_without_close_ids(registry):
     with pytest.raises(UnknownTaskError) as info:
         registry.resolve("Zebra!")
     assert (
-        str(info.value) == f"unknown task 'Zebra!' (tasks() lists the {len(IDS)} registered tasks)"
+        str(info.value)
+        == f"unknown task 'Zebra!' (neurogym.tasks() lists the {len(IDS)} registered tasks)"
     )
 
 

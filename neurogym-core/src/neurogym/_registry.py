@@ -104,7 +104,8 @@ class _Table(Generic[_SpecT]):
             suggestions.extend(key for key in aliases[hit] if key not in suggestions)
         count = len(self.specs)
         plural = "" if count == 1 else "s"
-        listing = f"{self.kind}s() lists the {count} registered {self.kind}{plural}"
+        lister = "neurogym.tasks()" if self.kind == "task" else "neurogym.wrapper_specs()"
+        listing = f"{lister} lists the {count} registered {self.kind}{plural}"
         if not suggestions:
             return self.unknown_error(f"unknown {self.kind} {query!r} ({listing})")
         close = ", ".join(repr(key) for key in suggestions[:_MAX_SUGGESTIONS])

@@ -99,8 +99,7 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
         abort: bool = False,
     ) -> None:
         super().__init__(dt=dt)
-        if int(dim_ring) < 2:
-            raise ValueError(f"dim_ring must be an int >= 2, got {dim_ring!r}")
+        dim_ring = _int_at_least("dim_ring", dim_ring, 2)
         self.cohs = np.asarray(DEFAULT_COHS if cohs is None else cohs, dtype=float)
         self.sigma = sigma / np.sqrt(self.dt)
         self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
