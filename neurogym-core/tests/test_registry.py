@@ -132,7 +132,9 @@ def test_resolve_unknown_without_close_ids(registry):
 
 
 def test_resolve_in_empty_registry():
-    with pytest.raises(UnknownTaskError, match=r"\(tasks\(\) lists the 0 registered tasks\)"):
+    with pytest.raises(
+        UnknownTaskError, match=r"\(neurogym\.tasks\(\) lists the 0 registered tasks\)"
+    ):
         Registry().resolve("neurogym/Null-v0")
 
 
@@ -225,8 +227,8 @@ def test_wrappers_lookup_and_errors():
     with pytest.raises(UnknownWrapperError) as info:
         registry.wrapper("Noize")
     assert str(info.value) == (
-        "unknown wrapper 'Noize'; did you mean 'Noise'? (wrappers() lists the 2 registered "
-        "wrappers)"
+        "unknown wrapper 'Noize'; did you mean 'Noise'? "
+        "(neurogym.wrapper_specs() lists the 2 registered wrappers)"
     )
     with pytest.raises(DuplicateWrapperError, match="wrapper 'Noise' is already registered"):
         registry.register(WrapperSpec("Noise", "m:Other"))
