@@ -9,13 +9,13 @@ broadcasting.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from neurogym._builder import BatchBuilder, action_table
 from neurogym._trial import PeriodArg, WhereArg, resolve_where
+from neurogym._trialbatch import _to_steps
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -85,13 +85,13 @@ class AuthoringMixin:
                 float(start) if isinstance(start, float) else float(start[0])
             )
             self.end_t[name] = end = float(end) if isinstance(end, float) else float(end[0])
-            self.start_ind[name] = math.floor(start / self.dt + 1e-9)
-            self.end_ind[name] = math.floor(end / self.dt + 1e-9)
+            self.start_ind[name] = _to_steps(start, self.dt)
+            self.end_ind[name] = _to_steps(end, self.dt)
             self._duration[name] = end - start
         if builder.start_t:
             tmax = builder.tmax_ms
             self._tmax = float(tmax) if isinstance(tmax, float) else float(tmax[0])
-            self.tmax = math.floor(self._tmax / self.dt + 1e-9) * self.dt
+            self.tmax = _to_steps(self._tmax, self.dt) * self.dt
 
     def _refresh_rows(self) -> None:
         builder = self._current_builder()

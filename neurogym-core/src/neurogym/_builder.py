@@ -155,7 +155,7 @@ class BatchBuilder:
         if kind == "constant":
             raw: Bound = spec.args[0]
             if raw >= 0:  # the common case: floor once, no warning check needed unless empty
-                constant = math.floor(raw / dt + _EPS) * dt
+                constant = _floor_to_dt(raw, dt)
                 if constant == 0 and raw > 0:
                     env._warn_empty_period(period, spec.raw)
                 return constant
@@ -265,7 +265,7 @@ class BatchBuilder:
         """Steps per trial, ``(B,)``."""
         tmax = self.tmax_ms
         if isinstance(tmax, float):
-            return np.full(self.n, math.floor(tmax / self.dt + _EPS), dtype=np.intp)
+            return np.full(self.n, _to_steps(tmax, self.dt), dtype=np.intp)
         return np.broadcast_to(_to_steps(tmax, self.dt), (self.n,)).astype(np.intp)
 
     @property
@@ -273,7 +273,7 @@ class BatchBuilder:
         """Steps of the longest trial ``T``."""
         tmax = self.tmax_ms
         if isinstance(tmax, float):
-            return math.floor(tmax / self.dt + _EPS)
+            return int(_to_steps(tmax, self.dt))
         return int(np.max(_to_steps(tmax, self.dt)))
 
     def period_steps(self, name: str) -> tuple[int | np.ndarray, int | np.ndarray]:
@@ -318,8 +318,8 @@ class BatchBuilder:
                 )
             start, end = self.start_t[period], self.end_t[period]
             if isinstance(start, float) and isinstance(end, float):
-                first = math.floor(start / self.dt + _EPS)
-                return slice(first, max(first, math.floor(end / self.dt + _EPS))), None, None
+                first = _to_steps(start, self.dt)
+                return slice(first, max(first, _to_steps(end, self.dt))), None, None
             start, end = self.period_steps(period)
         if isinstance(start, int) and isinstance(end, int):
             return slice(start, max(start, end)), start, end

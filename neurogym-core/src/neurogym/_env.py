@@ -14,6 +14,7 @@ from neurogym._batching import stack_trials
 from neurogym._builder import BatchBuilder, TrialBatch
 from neurogym._context import current_owner
 from neurogym._prefetch import TrialPool
+from neurogym._trialbatch import gt_by_step
 from neurogym.rules import FIXATE, RESPOND, StandardDecision
 from neurogym.timing import TimingDict
 
@@ -243,7 +244,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         gt = self._gt_row
         # Scalars as Python numbers (fast to compare); vector ground truths (Box actions) as
         # one array per step, as the action space holds them.
-        self._gt_list = [] if gt is None else (gt.tolist() if gt.ndim == 1 else list(gt))
+        self._gt_list = gt_by_step(gt)
         rule = self.rule
         if rule is not None:
             if not isinstance(rule, StandardDecision):

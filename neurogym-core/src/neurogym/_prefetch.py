@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neurogym._trialbatch import EPS
+from neurogym._trialbatch import _to_steps, gt_by_step
 
 if TYPE_CHECKING:
     from neurogym._builder import TrialBatch
@@ -73,8 +73,8 @@ class TrialPool:
                 name,
                 starts,
                 ends,
-                np.floor(batch.start_t[name] / dt + EPS).astype(np.int64).tolist(),
-                np.floor(batch.end_t[name] / dt + EPS).astype(np.int64).tolist(),
+                _to_steps(batch.start_t[name], dt).tolist(),
+                _to_steps(batch.end_t[name], dt).tolist(),
                 (batch.end_t[name] - batch.start_t[name]).tolist(),
             )
             for (name, starts), ends in zip(self.start_t.items(), self.end_t.values(), strict=True)
@@ -126,7 +126,7 @@ class TrialPool:
         gt = None if batch.gt is None else batch.gt[row, :steps]
         env._gt_row = gt
         env._has_gt = gt is not None
-        env._gt_list = [] if gt is None else (gt.tolist() if gt.ndim == 1 else list(gt))
+        env._gt_list = gt_by_step(gt)
         start_t, end_t = env.start_t, env.end_t
         start_ind, end_ind, duration = env.start_ind, env.end_ind, env._duration
         for container in (start_t, end_t, start_ind, end_ind, duration):

@@ -10,7 +10,7 @@ import numpy as np
 
 from neurogym._trial import WhereArg
 
-__all__ = ["EPS", "TrialBatch", "action_table", "exact_cast", "scatter_rows"]
+__all__ = ["EPS", "TrialBatch", "action_table", "exact_cast", "gt_by_step", "scatter_rows"]
 
 EPS = 1e-9
 """Tolerance of ``floor(t / dt)`` (times in ms that are multiples of dt up to rounding)."""
@@ -108,6 +108,17 @@ def _to_steps(value: float | np.ndarray, dt: float) -> Any:
     if isinstance(value, float):
         return math.floor(value / dt + EPS)
     return np.floor(value / dt + EPS).astype(np.intp)
+
+
+def gt_by_step(gt: np.ndarray | None) -> Any:
+    """A trial's ground truth per step, as ``TrialEnv.step`` reads it.
+
+    Scalars become Python numbers (fast to compare with an action); vector ground truths (Box
+    actions) stay one array per step, as the action space holds them.
+    """
+    if gt is None:
+        return []
+    return gt.tolist() if gt.ndim == 1 else list(gt)
 
 
 def action_table(where: WhereArg, space: Any) -> np.ndarray:
