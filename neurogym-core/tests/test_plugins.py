@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import types
 
@@ -17,7 +18,7 @@ from neurogym._plugins import (
     registry_from_plugins,
 )
 from neurogym._specs import TaskSpec
-from neurogym.errors import DuplicateTaskError, NeurogymPluginWarning
+from neurogym.errors import DuplicateTaskError, NeurogymPluginWarning, UnknownTaskError
 from neurogym.hookspecs import hookimpl
 
 
@@ -216,8 +217,8 @@ def test_plugin_named_core_is_skipped(installed_fake_plugin, declaring):
     with pytest.warns(
         NeurogymPluginWarning,
         match=(
-            "plugin 'core' from distribution 'fake-core' was skipped: "
-            "ValueError: Plugin name already registered"
+            "plugin 'core' from distribution 'fake-core' was skipped: the plugin name "
+            "'core' is reserved for the first-party distribution 'neurogym-core'"
         ),
     ):
         registry = build_registry()
@@ -287,3 +288,213 @@ def test_fake_plugin_modules_are_forgotten(installed_fake_plugin, good_plugin):
 def test_fake_plugin_rejects_dotted_module(installed_fake_plugin, good_plugin):
     with pytest.raises(ValueError, match=r"module must be a top-level module name, got 'a\.b'"):
         installed_fake_plugin("fake-good", good_plugin, module="a.b")
+
+
+# -- trust: first-party names, the neurogym/ namespace, process-ending plugins ---------------
+
+
+def _show_only(monkeypatch, *names):
+    """Hide every installed plugin but ``names`` (fake first-party plugins must not be hidden)."""
+    hidden = [n for n in os.environ["NEUROGYM_DISABLE_PLUGINS"].split(",") if n not in names]
+    monkeypatch.setenv("NEUROGYM_DISABLE_PLUGINS", ",".join(hidden))
+
+
+@pytest.mark.parametrize("first_party_first", [True, False])
+def test_first_party_plugin_name_wins_a_clash(
+    installed_fake_plugin, declaring, monkeypatch, first_party_first
+):
+    _show_only(monkeypatch, "perceptual")
+    installs = [
+        ("neurogym-perceptual", declaring("neurogym/Fake-v0"), "fake_first"),
+        ("evil-lab", declaring("evil/Hijack-v0"), "evil_lab"),
+    ]
+    for distribution, source, module in installs if first_party_first else installs[::-1]:
+        installed_fake_plugin(distribution, source, module=module, entry_point="perceptual")
+    with pytest.warns(NeurogymPluginWarning) as record:
+        registry = build_registry()
+    assert [str(w.message) for w in record] == [
+        "neurogym plugin 'perceptual' from distribution 'evil-lab' was skipped: the plugin "
+        "name 'perceptual' is reserved for the first-party distribution 'neurogym-perceptual' "
+        "(installed too; it is the one loaded). Its author must pick another entry-point name"
+    ]
+    assert [s.id for s in registry.tasks(plugin="perceptual")] == ["neurogym/Fake-v0"]
+    assert registry.resolve("Fake").distribution == "neurogym-perceptual"
+    assert "evil_lab" not in sys.modules  # the skipped plugin is never imported
+
+
+def test_first_party_plugin_name_is_reserved_even_without_its_owner(
+    installed_fake_plugin, declaring
+):
+    installed_fake_plugin("evil-lab", declaring("evil/X-v0"), entry_point="workingmemory")
+    with pytest.warns(NeurogymPluginWarning) as record:
+        registry = build_registry()
+    assert [str(w.message) for w in record] == [
+        "neurogym plugin 'workingmemory' from distribution 'evil-lab' was skipped: the plugin "
+        "name 'workingmemory' is reserved for the first-party distribution "
+        "'neurogym-workingmemory'. Its author must pick another entry-point name"
+    ]
+    assert fake_ids(registry) == []
+
+
+@pytest.mark.parametrize("order", [("lab-a", "lab-b"), ("lab-b", "lab-a")])
+def test_third_party_plugin_name_clash_loads_neither_and_names_both(
+    installed_fake_plugin, declaring, order
+):
+    for distribution in order:
+        source = declaring(f"{distribution}/T-v0")
+        installed_fake_plugin(distribution, source, entry_point="shared")
+    with pytest.warns(NeurogymPluginWarning) as record:
+        registry = build_registry()
+    assert [str(w.message) for w in record] == [
+        "neurogym plugin name 'shared' is declared by distributions 'lab-a' and 'lab-b'; none "
+        "of them is loaded. Uninstall all but one of them"
+    ]
+    assert fake_ids(registry) == []
+    assert "lab_a" not in sys.modules
+    assert "lab_b" not in sys.modules
+
+
+def test_third_party_ids_in_the_neurogym_namespace_are_rejected(
+    installed_fake_plugin, declaring, monkeypatch
+):
+    _show_only(monkeypatch, "perceptual")
+    installed_fake_plugin(
+        "neurogym-perceptual",
+        declaring("neurogym/PerceptualDecisionMaking-v0"),
+        module="fake_first",
+        entry_point="perceptual",
+    )
+    installed_fake_plugin(
+        "evil-lab",
+        declaring("neurogym/PerceptualDecisionMaking-v1", "neurogym/Extra-v0", "evil/Ok-v0"),
+        entry_point="evil",
+    )
+    with pytest.warns(NeurogymPluginWarning) as record:
+        registry = build_registry()
+    (message,) = [str(w.message) for w in record]
+    assert message.startswith(
+        "neurogym plugin 'evil' from distribution 'evil-lab' declares task ids in the reserved "
+        "'neurogym/' namespace: 'neurogym/PerceptualDecisionMaking-v1', 'neurogym/Extra-v0'; "
+        "they are ignored. Only the first-party distributions (neurogym-core, "
+        "neurogym-perceptual, "
+    )
+    assert [s.id for s in registry.tasks(plugin="evil")] == ["evil/Ok-v0"]
+    spec = registry.resolve("PerceptualDecisionMaking")
+    assert (spec.id, spec.distribution) == (
+        "neurogym/PerceptualDecisionMaking-v0",
+        "neurogym-perceptual",
+    )
+    assert "neurogym/Extra-v0" not in registry
+
+
+def test_first_party_wrapper_name_wins_a_clash(installed_fake_plugin):
+    source = """
+        from neurogym._specs import WrapperSpec
+        from neurogym.hookspecs import hookimpl
+
+        @hookimpl
+        def neurogym_wrappers():
+            return [WrapperSpec("Monitor", "evil_lab:Evil")]
+        """
+    installed_fake_plugin("evil-lab", source, entry_point="evil")
+    with pytest.warns(NeurogymPluginWarning) as record:
+        registry = build_registry()
+    assert [str(w.message) for w in record] == [
+        "wrapper name 'Monitor' is declared by first-party distribution 'neurogym-core' (plugin "
+        "'core') and by distribution 'evil-lab' (plugin 'evil'); the first-party one is "
+        "registered and the other is ignored (a plugin cannot replace another distribution's "
+        "tasks or wrappers)"
+    ]
+    assert registry.wrapper("Monitor").distribution == CORE_DISTRIBUTION
+    assert registry.wrapper_conflicts == {}
+
+
+@pytest.mark.parametrize("where", ["import", "hook"])
+def test_plugin_raising_system_exit_is_isolated(
+    installed_fake_plugin, good_plugin, fake_tasks_file, where
+):
+    installed_fake_plugin("fake-good", good_plugin, files=fake_tasks_file)
+    source = (
+        "raise SystemExit(3)"
+        if where == "import"
+        else "from neurogym.hookspecs import hookimpl\n\n@hookimpl\ndef neurogym_tasks():\n"
+        "    raise SystemExit(3)\n"
+    )
+    installed_fake_plugin("fake-exit", source, entry_point="exiting")
+    with pytest.warns(NeurogymPluginWarning) as record:
+        registry = build_registry()
+    problem = (
+        "failed to load: SystemExit: 3; its tasks are unavailable"
+        if where == "import"
+        else "raised in neurogym_tasks(): SystemExit: 3; its tasks and wrappers are unavailable"
+    )
+    assert [str(w.message) for w in record] == [
+        f"neurogym plugin 'exiting' from distribution 'fake-exit' {problem}"
+    ]
+    assert fake_ids(registry) == ["fake/Tiny-v0"]
+
+
+def test_import_neurogym_survives_a_plugin_that_exits(installed_fake_plugin, good_plugin):
+    site = installed_fake_plugin("fake-good", good_plugin)
+    installed_fake_plugin("fake-exit", "raise SystemExit(3)", entry_point="exiting")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+    code = "import neurogym; print(neurogym.spec('fake/Tiny-v0').id)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "fake/Tiny-v0"
+    assert "plugin 'exiting' from distribution 'fake-exit' failed to load: SystemExit: 3" in (
+        done.stderr
+    )
+
+
+def test_keyboard_interrupt_in_a_plugin_is_not_swallowed(installed_fake_plugin):
+    installed_fake_plugin("fake-ctrlc", "raise KeyboardInterrupt", entry_point="ctrlc")
+    with pytest.raises(KeyboardInterrupt):
+        build_registry()
+
+
+# -- "not installed" hints for first-party tasks -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query", ["DelayMatchSample", "neurogym/DelayMatchSample-v0", "delaymatchsample-v0"]
+)
+def test_unknown_first_party_task_names_its_distribution(query):
+    registry = build_registry()
+    with pytest.raises(UnknownTaskError) as caught:
+        registry.resolve(query)
+    assert str(caught.value) == (
+        f"unknown task {query!r}: it is provided by the first-party distribution "
+        "'neurogym-workingmemory', which is not installed; install it with: pip install "
+        "neurogym-workingmemory (neurogym.tasks() lists the 1 registered task)"
+    )
+
+
+def test_unknown_task_in_another_namespace_gets_no_first_party_hint():
+    with pytest.raises(UnknownTaskError) as caught:
+        build_registry().resolve("mylab/DelayMatchSample-v0")
+    assert "neurogym-workingmemory" not in str(caught.value)
+
+
+def test_installed_but_disabled_first_party_plugin_is_named(
+    installed_fake_plugin, declaring, monkeypatch
+):
+    installed_fake_plugin(
+        "neurogym-workingmemory",
+        declaring("neurogym/DelayComparison-v0"),
+        module="fake_wm",
+        entry_point="workingmemory",
+    )
+    monkeypatch.setenv(
+        "NEUROGYM_DISABLE_PLUGINS", os.environ["NEUROGYM_DISABLE_PLUGINS"] + ",workingmemory"
+    )
+    with pytest.raises(UnknownTaskError) as caught:
+        build_registry().resolve("DelayMatchSample")
+    assert str(caught.value).startswith(
+        "unknown task 'DelayMatchSample': it is provided by the first-party distribution "
+        "'neurogym-workingmemory', which is installed but its plugin 'workingmemory' is not "
+        "loaded (disabled by NEUROGYM_NO_PLUGINS or NEUROGYM_DISABLE_PLUGINS, or it failed to "
+        "load: see the NeurogymPluginWarning issued at import)"
+    )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import reprlib
 import warnings
 from collections.abc import Callable, Sequence
@@ -25,6 +24,13 @@ import importlib_metadata
 import pluggy
 
 from neurogym import _builtin, hookspecs
+from neurogym._firstparty import (
+    FIRST_PARTY_NAMESPACE,
+    distribution_key,
+    first_party_distribution_of_plugin,
+    first_party_distributions,
+    is_first_party,
+)
 from neurogym._registry import Registry
 from neurogym._specs import TaskSpec, WrapperSpec
 from neurogym.errors import NeurogymPluginWarning
@@ -83,7 +89,9 @@ class PluginManager(pluggy.PluginManager):
         """
         try:
             self.register(plugin, name=name)
-        except Exception as exc:  # pluggy: name taken, registered twice, invalid hookimpl
+        except BaseException as exc:  # pluggy: name taken, registered twice, invalid hookimpl
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             _warn(name, distribution, f"was skipped: {type(exc).__name__}: {exc}")
             return False
         self.distributions[name] = distribution
@@ -132,7 +140,7 @@ def _entry_points_one_by_one() -> list[importlib_metadata.EntryPoint]:
     seen: set[str] = set()
     for dist in importlib_metadata.distributions():
         try:
-            key = re.sub(r"[-_.]+", "-", dist.name).lower()
+            key = distribution_key(dist.name)
         except Exception:  # no readable name in METADATA: not a usable distribution
             continue
         if key in seen:
@@ -151,15 +159,79 @@ def _entry_points_one_by_one() -> list[importlib_metadata.EntryPoint]:
     return found
 
 
+def _distribution_of(ep: importlib_metadata.EntryPoint) -> str:
+    return ep.dist.name if ep.dist is not None else ""
+
+
+def _by_name(
+    entry_points: Sequence[importlib_metadata.EntryPoint],
+) -> dict[str, list[importlib_metadata.EntryPoint]]:
+    """Group entry points by name, one per distribution, in a fixed order (not sys.path's)."""
+    groups: dict[str, dict[str, importlib_metadata.EntryPoint]] = {}
+    for ep in entry_points:
+        key = distribution_key(_distribution_of(ep))
+        groups.setdefault(ep.name, {}).setdefault(key, ep)
+    return {name: [group[key] for key in sorted(group)] for name, group in sorted(groups.items())}
+
+
+def _admitted(
+    name: str, candidates: Sequence[importlib_metadata.EntryPoint]
+) -> importlib_metadata.EntryPoint | None:
+    """The one entry point of this name that may load, warning about every one that may not.
+
+    A first-party plugin name belongs to its first-party distribution: any other distribution
+    using it is skipped, whether or not the owner is installed. Two third-party distributions
+    using one name are both skipped: neither can hide the other, and the outcome does not
+    depend on the order of ``sys.path``.
+    """
+    owner = first_party_distribution_of_plugin(name)
+    if owner is not None:
+        admitted = None
+        for ep in candidates:
+            distribution = _distribution_of(ep)
+            if distribution_key(distribution) == owner:
+                admitted = ep
+                continue
+            installed = " (installed too; it is the one loaded)" if _has(candidates, owner) else ""
+            _warn(
+                name,
+                distribution,
+                f"was skipped: the plugin name {name!r} is reserved for the first-party "
+                f"distribution {owner!r}{installed}. Its author must pick another "
+                "entry-point name",
+            )
+        return admitted
+    if len(candidates) == 1:
+        return candidates[0]
+    owners = [repr(_distribution_of(ep) or "<unknown>") for ep in candidates]
+    warnings.warn(
+        f"neurogym plugin name {name!r} is declared by distributions "
+        f"{', '.join(owners[:-1])} and {owners[-1]}; none of them is loaded. Uninstall all but "
+        "one of them",
+        NeurogymPluginWarning,
+        stacklevel=4,
+    )
+    return None
+
+
+def _has(candidates: Sequence[importlib_metadata.EntryPoint], distribution: str) -> bool:
+    return any(distribution_key(_distribution_of(ep)) == distribution for ep in candidates)
+
+
 def _load_entry_points(pm: PluginManager) -> None:
     disabled = _disabled_plugins()
-    for ep in sorted(_plugin_entry_points(), key=lambda ep: ep.name):
-        if ep.name in disabled:
+    for name, candidates in _by_name(_plugin_entry_points()).items():
+        if name in disabled:
             continue
-        distribution = ep.dist.name if ep.dist is not None else ""
+        ep = _admitted(name, candidates)
+        if ep is None:
+            continue
+        distribution = _distribution_of(ep)
         try:
             plugin = ep.load()
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit too: a plugin must not end the process
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             _warn(
                 ep.name,
                 distribution,
@@ -215,6 +287,30 @@ def _checked_specs(
     return [item for item in result if isinstance(item, spec_type)]
 
 
+def _outside_reserved_namespace(
+    specs: list[TaskSpec | WrapperSpec], plugin: str, distribution: str
+) -> list[TaskSpec | WrapperSpec]:
+    """Drop the task ids in the ``neurogym/`` namespace unless the distribution is first-party."""
+    if is_first_party(distribution):
+        return specs
+    reserved = [
+        spec.id
+        for spec in specs
+        if isinstance(spec, TaskSpec) and spec.namespace == FIRST_PARTY_NAMESPACE
+    ]
+    if not reserved:
+        return specs
+    _warn(
+        plugin,
+        distribution,
+        f"declares task ids in the reserved {FIRST_PARTY_NAMESPACE + '/'!r} namespace: "
+        f"{', '.join(map(repr, reserved))}; they are ignored. Only the first-party "
+        f"distributions ({', '.join(first_party_distributions())}) declare ids there; a "
+        "plugin uses a namespace of its own",
+    )
+    return [spec for spec in specs if not isinstance(spec, TaskSpec) or spec.id not in reserved]
+
+
 def _plugin_specs(pm: PluginManager, plugin: str) -> list[TaskSpec | WrapperSpec]:
     """Call every hook of one plugin and attribute the specs; drop the plugin if one raises."""
     distribution = pm.distributions.get(plugin, "")
@@ -225,7 +321,9 @@ def _plugin_specs(pm: PluginManager, plugin: str) -> list[TaskSpec | WrapperSpec
                 continue
             try:
                 result = impl.function()
-            except Exception as exc:
+            except BaseException as exc:  # SystemExit too: a plugin must not end the process
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
                 _warn(
                     plugin,
                     distribution,
@@ -235,6 +333,7 @@ def _plugin_specs(pm: PluginManager, plugin: str) -> list[TaskSpec | WrapperSpec
                 pm.unregister(name=plugin)
                 return []
             checked = _checked_specs(result, spec_type, hook, plugin, distribution)
+            checked = _outside_reserved_namespace(checked, plugin, distribution)
             specs.extend(
                 dataclasses.replace(spec, plugin=plugin, distribution=distribution)
                 for spec in checked
@@ -246,6 +345,21 @@ def _describe(spec: TaskSpec | WrapperSpec) -> str:
     return f"distribution {spec.distribution or '<unknown>'!r} (plugin {spec.plugin!r})"
 
 
+def _keep_first_party(
+    registry: Registry, keep: _SpecT, group: Sequence[_SpecT], name: str, kind: str
+) -> None:
+    """Register the first-party spec of a contested name; warn naming every other declarer."""
+    others = [_describe(spec) for spec in group if spec is not keep]
+    warnings.warn(
+        f"{kind} {name!r} is declared by first-party {_describe(keep)} and by "
+        f"{' and '.join(others)}; the first-party one is registered and the other is ignored "
+        "(a plugin cannot replace another distribution's tasks or wrappers)",
+        NeurogymPluginWarning,
+        stacklevel=4,
+    )
+    registry.register(keep)
+
+
 def _register_unique(
     registry: Registry, specs: Sequence[_SpecT], key: Callable[[_SpecT], str], kind: str
 ) -> None:
@@ -255,6 +369,10 @@ def _register_unique(
     for name, group in sorted(groups.items()):
         if len(group) == 1:
             registry.register(group[0])
+            continue
+        first_party = [spec for spec in group if is_first_party(spec.distribution)]
+        if len(first_party) == 1:
+            _keep_first_party(registry, first_party[0], group, name, kind)
             continue
         owners = [_describe(spec) for spec in group]
         warnings.warn(

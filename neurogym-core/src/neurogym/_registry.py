@@ -12,6 +12,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
+import importlib_metadata
+
+from neurogym._firstparty import FIRST_PARTY_NAMESPACE, distribution_key, providing_family
 from neurogym._specs import ParsedId, TaskSpec, WrapperSpec, parse_task_id
 from neurogym.errors import (
     AmbiguousTaskError,
@@ -51,6 +54,14 @@ def _origin(spec: TaskSpec | WrapperSpec) -> str:
     if not spec.distribution:
         return ""
     return f", from distribution {spec.distribution!r}"
+
+
+def _is_installed(distribution: str) -> bool:
+    try:
+        importlib_metadata.distribution(distribution)
+    except importlib_metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 class _Table(Generic[_SpecT]):
@@ -96,8 +107,10 @@ class _Table(Generic[_SpecT]):
             raise self.conflict_error(key)
         return self.specs.get(key)
 
-    def unknown_error_for(self, query: str, aliases: Mapping[str, Sequence[str]]) -> LookupError:
-        """Build the error for an unknown key, naming up to five close keys."""
+    def unknown_error_for(
+        self, query: str, aliases: Mapping[str, Sequence[str]], hint: str | None = None
+    ) -> LookupError:
+        """Build the error for an unknown key, naming up to five close keys (or ``hint``)."""
         suggestions: list[str] = []
         hits = difflib.get_close_matches(query.lower(), aliases, n=4 * _MAX_SUGGESTIONS)
         for hit in hits:
@@ -106,6 +119,8 @@ class _Table(Generic[_SpecT]):
         plural = "" if count == 1 else "s"
         lister = "neurogym.tasks()" if self.kind == "task" else "neurogym.wrapper_specs()"
         listing = f"{lister} lists the {count} registered {self.kind}{plural}"
+        if hint is not None:
+            return self.unknown_error(f"unknown {self.kind} {query!r}: {hint} ({listing})")
         if not suggestions:
             return self.unknown_error(f"unknown {self.kind} {query!r} ({listing})")
         close = ", ".join(repr(key) for key in suggestions[:_MAX_SUGGESTIONS])
@@ -294,7 +309,9 @@ class Registry:
         known = self._tasks.specs.keys() | self._tasks.conflicts.keys()
         candidates = [task_id] if task_id in known else _matching_ids(task_id, known)
         if not candidates:
-            raise self._tasks.unknown_error_for(task_id, _task_aliases(known))
+            raise self._tasks.unknown_error_for(
+                task_id, _task_aliases(known), self._first_party_hint(task_id)
+            )
         if len(candidates) > 1:
             raise AmbiguousTaskError(
                 f"task {task_id!r} is ambiguous: it matches {_join(candidates)}; "
@@ -303,6 +320,31 @@ class Registry:
         spec = self._tasks.get(candidates[0])
         assert spec is not None  # candidates come from the table's keys
         return spec
+
+    def _first_party_hint(self, query: str) -> str | None:
+        """Which distribution to install for a first-party task none of whose family is here."""
+        match = _QUERY_RE.fullmatch(query)
+        if match is None or match["namespace"] not in (None, FIRST_PARTY_NAMESPACE):
+            return None
+        row = providing_family(match["name"])
+        name = (FIRST_PARTY_NAMESPACE, match["name"].lower())
+        if row is None or any(
+            distribution_key(spec.distribution) == row.distribution
+            or (spec.namespace, spec.name.lower()) == name  # another version is registered
+            for spec in self._tasks.specs.values()
+        ):
+            return None
+        provided = f"it is provided by the first-party distribution {row.distribution!r}"
+        if not _is_installed(row.distribution):
+            return (
+                f"{provided}, which is not installed; install it with: "
+                f"pip install {row.distribution}"
+            )
+        return (
+            f"{provided}, which is installed but its plugin {row.plugin!r} is not loaded "
+            "(disabled by NEUROGYM_NO_PLUGINS or NEUROGYM_DISABLE_PLUGINS, or it failed to "
+            "load: see the NeurogymPluginWarning issued at import)"
+        )
 
     def tasks(self, tag: str | None = None, plugin: str | None = None) -> list[TaskSpec]:
         """List task specs sorted by id, optionally filtered.

@@ -1,0 +1,44 @@
+"""Core's first-party table agrees with the plugins in this repository and what they register."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import neurogym
+from neurogym._firstparty import FIRST_PARTY, FIRST_PARTY_NAMESPACE
+
+ROOT = Path(__file__).resolve().parents[1]
+ROWS = {row.distribution: row for row in FIRST_PARTY}
+
+
+def _repo_plugins() -> dict[str, str]:
+    """Distribution -> entry-point name, for every package under plugins/."""
+    found = {}
+    for pyproject in sorted(ROOT.glob("plugins/*/pyproject.toml")):
+        project = tomllib.loads(pyproject.read_text())["project"]
+        (name,) = project["entry-points"]["neurogym.plugins"]
+        found[project["name"]] = name
+    return found
+
+
+@pytest.mark.parametrize(("distribution", "entry_point"), sorted(_repo_plugins().items()))
+def test_every_repo_plugin_has_its_row(distribution, entry_point):
+    assert distribution in ROWS, f"{distribution} is missing from neurogym._firstparty"
+    assert ROWS[distribution].plugin == entry_point
+
+
+@pytest.mark.parametrize("distribution", sorted(["neurogym-core", *_repo_plugins()]))
+def test_row_lists_exactly_the_registered_tasks(distribution):
+    registered = [spec for spec in neurogym.tasks() if spec.distribution == distribution]
+    assert {spec.namespace for spec in registered} == {FIRST_PARTY_NAMESPACE}
+    assert sorted(spec.name for spec in registered) == sorted(ROWS[distribution].tasks)
+
+
+def test_rows_are_unique():
+    plugins = [row.plugin for row in FIRST_PARTY]
+    tasks = [task.lower() for row in FIRST_PARTY for task in row.tasks]
+    assert len(set(plugins)) == len(plugins)
+    assert len(set(tasks)) == len(tasks)
