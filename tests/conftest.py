@@ -1,0 +1,13 @@
+"""Options of the cross-package tests."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-pins",
+        action="store_true",
+        help="rewrite tests/pinned/trials.json from the current code (test_pinned_trials.py)",
+    )
