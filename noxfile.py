@@ -7,6 +7,7 @@ and installs with pip into a virtualenv (torch's CPU wheel comes from pip; uv wo
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -90,10 +91,38 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(tags=[TEST_TAG])
 def typecheck(session: nox.Session) -> None:
-    """Type-check neurogym-core/src with mypy in strict mode (config in pyproject.toml)."""
-    session.install(*nox.project.dependency_groups(PYPROJECT, "typecheck"))
-    install_editable(session)
-    session.run("mypy", *(session.posargs or [f"{CORE}/src"]))
+    """Type-check core, every plugin and a baked template with mypy --strict (pyproject.toml).
+
+    Each package's ``src`` is a separate mypy base (``MYPYPATH``), so modules get their import
+    names. Paths given after ``--`` replace the default set (which includes the baked template).
+    """
+    session.install(*nox.project.dependency_groups(PYPROJECT, "typecheck"), "cookiecutter>=2.5")
+    install_editable(session, *packages())
+    sources = [f"{package}/src" for package in packages()]
+    if not session.posargs:
+        sources.append(str(bake_template(session) / "src"))
+    env = {"MYPYPATH": os.pathsep.join(str(ROOT / src) for src in sources)}
+    session.run("mypy", *(session.posargs or sources), env=env)
+
+
+def bake_template(session: nox.Session, *answers: str) -> Path:
+    """Bake the plugin template with ``neurogym new --no-input`` into the session's tmp dir.
+
+    Cookiecutter's replay files go to the tmp dir too, never to the home directory.
+
+    Returns:
+        The baked project directory.
+    """
+    tmp = Path(session.create_tmp())
+    out = tmp / "template"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    config = tmp / "cookiecutter.yaml"
+    config.write_text(f"replay_dir: {tmp / 'cookiecutter-replay'}\n", encoding="utf-8")
+    new = ["neurogym", "new", "--no-input", "--output-dir", str(out), *answers]
+    session.run(*new, env={"COOKIECUTTER_CONFIG": str(config)})
+    (project,) = out.iterdir()
+    return project
 
 
 @nox.session(default=False)

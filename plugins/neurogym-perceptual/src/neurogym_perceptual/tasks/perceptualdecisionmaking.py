@@ -30,7 +30,8 @@ def ring_stimulus(theta: np.ndarray, target: np.ndarray, coh: np.ndarray) -> np.
     Returns:
         ``(B, k)`` float array.
     """
-    return np.cos(theta[None, :] - target[:, None]) * (coh[:, None] / 200) + 0.5
+    stimulus: np.ndarray = np.cos(theta[None, :] - target[:, None]) * (coh[:, None] / 200) + 0.5
+    return stimulus
 
 
 class PerceptualDecisionMaking(ngym.TrialEnv):

@@ -215,7 +215,8 @@ class SpatialSuppressMotion(ngym.TrialEnv):
             combo = np.tile(np.arange(n_dir), 2)
             table = self._gt_table(steps, combo, high).astype(self.action_space.dtype)
             self._gt_tables = {key: table}
-        return table.take(direction + len(DIRECTIONS) * (contrast >= 0.5), axis=0)
+        rows: np.ndarray = table.take(direction + len(DIRECTIONS) * (contrast >= 0.5), axis=0)
+        return rows
 
     def _gt_table(self, steps: int, direction: np.ndarray, high: np.ndarray) -> np.ndarray:
         correct, opposite, orthogonal = report_probabilities(
