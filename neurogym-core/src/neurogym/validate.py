@@ -1,0 +1,251 @@
+"""Argument validators for task, wrapper and data code: one check per concept, one message form.
+
+Every function takes the value and the argument's name as the user wrote it (``"sigma"``,
+``"rewards['correct']"``, ``"timing['stimulus']"``), returns the value converted to its plain
+type, and otherwise raises with the message ``"<name> must be <what is valid>, got <value>"``:
+:class:`TypeError` when the value has the wrong type, :class:`ValueError` when it has the right
+type but a wrong value. ``bool`` is never accepted as a number.
+
+Example:
+    >>> from neurogym import validate
+    >>> validate.positive_int(3, "dim_ring")
+    3
+    >>> validate.number(float("nan"), "sigma", minimum=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma must be a finite number >= 0, got nan
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import numbers
+from collections.abc import Collection, Iterable
+from typing import Any, TypeVar
+
+import numpy as np
+
+__all__ = [
+    "choice",
+    "closest",
+    "integer",
+    "integers_in_range",
+    "number",
+    "positive_int",
+    "probabilities",
+    "probability",
+]
+
+_T = TypeVar("_T")
+
+
+def _is_integer(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def _bounds(minimum: float | None, maximum: float | None, *, exclusive_minimum: bool) -> str:
+    low = "" if minimum is None else f"{'>' if exclusive_minimum else '>='} {minimum:g}"
+    high = "" if maximum is None else f"<= {maximum:g}"
+    if low and high:
+        return f" in {'(' if exclusive_minimum else '['}{minimum:g}, {maximum:g}]"
+    return f" {low or high}" if low or high else ""
+
+
+def integer(
+    value: Any, name: str, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
+    """An int (Python or numpy integer, not bool) within ``[minimum, maximum]``.
+
+    Args:
+        value: The value to check.
+        name: The argument's name, for the message.
+        minimum: Smallest valid value, or None for no bound.
+        maximum: Largest valid value, or None for no bound.
+
+    Returns:
+        ``value`` as a Python int.
+
+    Raises:
+        TypeError: If ``value`` is not an integer (a float such as ``2.0`` is not).
+        ValueError: If it is outside the bounds.
+    """
+    what = f"an int{_bounds(minimum, maximum, exclusive_minimum=False)}"
+    if not _is_integer(value):
+        raise TypeError(f"{name} must be {what}, got {value!r}")
+    number_ = int(value)
+    if (minimum is not None and number_ < minimum) or (maximum is not None and number_ > maximum):
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return number_
+
+
+def positive_int(value: Any, name: str) -> int:
+    """An int >= 1 (see :func:`integer`).
+
+    Args:
+        value: The value to check.
+        name: The argument's name, for the message.
+
+    Returns:
+        ``value`` as a Python int.
+
+    Raises:
+        TypeError: If ``value`` is not an integer.
+        ValueError: If it is smaller than 1.
+    """
+    return integer(value, name, minimum=1)
+
+
+def number(
+    value: Any,
+    name: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    exclusive_minimum: bool = False,
+) -> float:
+    """A finite real number (not bool) within the bounds.
+
+    Args:
+        value: The value to check.
+        name: The argument's name, for the message.
+        minimum: Smallest valid value, or None for no bound.
+        maximum: Largest valid value, or None for no bound.
+        exclusive_minimum: If True, ``minimum`` itself is not valid (``> minimum``).
+
+    Returns:
+        ``value`` as a Python float.
+
+    Raises:
+        TypeError: If ``value`` is not a real number.
+        ValueError: If it is NaN, infinite or outside the bounds.
+    """
+    what = f"a finite number{_bounds(minimum, maximum, exclusive_minimum=exclusive_minimum)}"
+    if not _is_real(value):
+        raise TypeError(f"{name} must be {what}, got {value!r}")
+    result = float(value)
+    below = minimum is not None and (result <= minimum if exclusive_minimum else result < minimum)
+    above = maximum is not None and result > maximum
+    if not math.isfinite(result) or below or above:
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return result
+
+
+def probability(value: Any, name: str) -> float:
+    """A number in ``[0, 1]`` (see :func:`number`).
+
+    Args:
+        value: The value to check.
+        name: The argument's name, for the message.
+
+    Returns:
+        ``value`` as a Python float.
+
+    Raises:
+        TypeError: If ``value`` is not a real number.
+        ValueError: If it is outside ``[0, 1]`` or NaN.
+    """
+    return number(value, name, minimum=0, maximum=1)
+
+
+def probabilities(values: Any, name: str, *, size: int | None = None) -> np.ndarray:
+    """A 1-D vector of non-negative probabilities summing to 1 (to within 1e-8).
+
+    Args:
+        values: A sequence or array of numbers.
+        name: The argument's name, for the message.
+        size: The required length (for example one probability per choice), or None.
+
+    Returns:
+        The probabilities as a float64 array.
+
+    Raises:
+        ValueError: If the values are not numbers, have the wrong shape, are negative or
+            non-finite, or do not sum to 1.
+    """
+    length = "" if size is None else f"{size} "
+    what = f"{length}non-negative probabilities summing to 1"
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {what}, got {values!r}") from None
+    wrong_shape = array.ndim != 1 or (size is not None and array.shape != (size,))
+    if (
+        wrong_shape
+        or array.size == 0
+        or not np.all(np.isfinite(array))
+        or np.any(array < 0)
+        or abs(float(array.sum()) - 1.0) > 1e-8
+    ):
+        raise ValueError(f"{name} must be {what}, got {values!r}")
+    return array
+
+
+def closest(value: object, options: Iterable[object]) -> str:
+    """``"; did you mean 'x'?"`` for the option closest to a string ``value``, else ``""``."""
+    if not isinstance(value, str):
+        return ""
+    texts = [option for option in options if isinstance(option, str)]
+    match = difflib.get_close_matches(value, texts, n=1, cutoff=0.6)
+    return f"; did you mean {match[0]!r}?" if match else ""
+
+
+def choice(value: _T, name: str, options: Collection[_T]) -> _T:
+    """One of ``options`` (compared with ``==``).
+
+    Args:
+        value: The value to check.
+        name: The argument's name, for the message.
+        options: The valid values, listed in the message in their order.
+
+    Returns:
+        ``value`` unchanged.
+
+    Raises:
+        ValueError: If ``value`` is not among ``options``; the message lists them and, for a
+            string, the closest one.
+    """
+    try:
+        valid = value in options
+    except TypeError:  # e.g. an unhashable value tested against a set
+        valid = False
+    if not valid:
+        listed = ", ".join(repr(option) for option in options)
+        raise ValueError(f"{name} must be one of {listed}, got {value!r}{closest(value, options)}")
+    return value
+
+
+def integers_in_range(values: Any, name: str, low: int, high: int) -> np.ndarray:
+    """Whole numbers, each in ``[low, high]``: for forced per-trial values like ``ground_truth``.
+
+    Any integer dtype is accepted, and floats holding whole numbers.
+
+    Args:
+        values: A scalar, sequence or array.
+        name: The argument's name, for the message.
+        low: Smallest valid value.
+        high: Largest valid value.
+
+    Returns:
+        The values as an int64 array of the same shape.
+
+    Raises:
+        ValueError: If a value is not a whole number or is outside ``[low, high]``; the message
+            lists the offending values.
+    """
+    array = np.asarray(values)
+    if array.dtype == bool or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise ValueError(f"{name} must hold ints in [{low}, {high}], got {values!r}")
+    whole = np.isfinite(array) & (array == np.round(array)) if array.dtype.kind == "f" else True
+    bad = ~(whole & (array >= low) & (array <= high))
+    if np.any(bad):
+        raise ValueError(
+            f"{name} must hold ints in [{low}, {high}], got {np.asarray(array)[bad].tolist()}"
+        )
+    return array.astype(np.int64)
