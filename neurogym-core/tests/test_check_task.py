@@ -246,6 +246,54 @@ def test_partial_metadata_names_what_is_missing():
     assert "lacks ['tags']" in str(error)
 
 
+class Documented(Good):
+    """The Good task without metadata of its own: its TaskSpec documents it."""
+
+    metadata = {"render_modes": []}  # noqa: RUF012
+
+
+def _registered(registry, cls_name, monkeypatch):
+    """Register ``test_check_task:<cls_name>`` in ``registry`` and make it the default one."""
+    from neurogym import TaskSpec, _api
+
+    spec = TaskSpec(
+        f"test/{cls_name}-v0",
+        f"{__name__}:{cls_name}",
+        tags=("test",),
+        paper_name="A test task",
+        paper_link="https://example.org",
+        description="A fixate-then-respond test task.",
+    )
+    registry.register(spec)
+    monkeypatch.setattr(_api, "get_registry", lambda: registry)
+    return spec
+
+
+def test_a_registered_task_takes_its_metadata_from_the_spec(ngym_registry, monkeypatch):
+    spec = _registered(ngym_registry, "Documented", monkeypatch)
+    for env in (spec.make(), Documented()):  # made from the spec, or built directly
+        assert env.metadata == {
+            "render_modes": [],
+            "paper_name": "A test task",
+            "paper_link": "https://example.org",
+            "tags": ["test"],
+            "description": "A fixate-then-respond test task.",
+        }
+    assert Documented.metadata == {"render_modes": []}  # the class itself is untouched
+    check_task(spec.id, steps=50)
+
+
+def test_a_class_restating_its_spec_fails(ngym_registry, monkeypatch):
+    spec = _registered(ngym_registry, "Good", monkeypatch)
+    with pytest.raises(TaskCheckError) as caught:
+        check_task(spec.id, steps=50)
+    assert caught.value.failures == [
+        "metadata: AssertionError: Good.metadata restates ['paper_name', 'paper_link', 'tags']: "
+        "the TaskSpec of test/Good-v0 holds them (write each fact once, in the plugin's hook "
+        "module)"
+    ]
+
+
 class GtOutsideActions(Good):
     """Its ground truth (action 5) is not an action of Discrete(3)."""
 

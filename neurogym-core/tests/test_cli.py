@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -90,7 +91,24 @@ def test_info_prints_the_spec_and_the_docstring(capsys, query):
     assert "id:             neurogym/Null-v0\n" in out
     assert "entry point:    neurogym._null:Null\n" in out
     assert "plugin:         core (distribution neurogym-core)\n" in out
+    assert "vectorized:     no: Null declares no StandardDecision rule\n" in out
     assert "\n## Observation space (named dims)\n" in out
+
+
+def test_info_derives_vectorized_from_the_class(capsys, installed_fake_plugin, monkeypatch):
+    source = """
+        from neurogym._specs import TaskSpec
+        from neurogym.hookspecs import hookimpl
+
+        @hookimpl
+        def neurogym_tasks():
+            return [TaskSpec("fake/Var-v0", "data_tasks:VarTask")]
+        """
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    installed_fake_plugin("fake-var", source)
+    code, out, _ = run(capsys, "info", "fake/Var-v0")
+    assert code == 0
+    assert "vectorized:     yes (native vector env)\n" in out
 
 
 def test_info_unknown_id_suggests_close_ids(capsys):

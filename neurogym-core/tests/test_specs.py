@@ -96,7 +96,6 @@ def test_bad_tags(tags, error, match):
             None,
             "description of task 'ns/Task-v0' must be a str, got NoneType: None",
         ),
-        ("vectorized", 1, "vectorized of task 'ns/Task-v0' must be a bool, got 1"),
     ],
 )
 def test_bad_field_types(field, value, match):

@@ -21,7 +21,7 @@ STEP_ID = "neurogym/VecStepTask-v0"
 def registry(monkeypatch):
     """A registry with the test tasks, used by make_vector_env and gymnasium.make(_vec)."""
     reg = Registry()
-    reg.register(TaskSpec(ID, "data_tasks:VarTask", vectorized=True))
+    reg.register(TaskSpec(ID, "data_tasks:VarTask"))
     reg.register(TaskSpec(STEP_ID, "data_tasks:StepTask"))
     reg.register(WrapperSpec("Scale", "data_tasks:Scale"))
     monkeypatch.setattr("neurogym._api.get_registry", lambda: reg)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "build_registry",
+    "class_metadata",
     "get_registry",
     "make",
     "spec",
@@ -50,6 +51,17 @@ def get_registry() -> Registry:
     ``get_registry.cache_clear()`` drops it, so that the next call discovers again.
     """
     return build_registry()
+
+
+def class_metadata(cls: type) -> dict[str, Any]:
+    """``cls.metadata`` plus the paper, tags and description of the task spec naming ``cls``.
+
+    The spec is looked up in the default registry by entry point (``"module:Class"``); a class
+    no installed spec names gets its own ``metadata`` only.
+    """
+    own: dict[str, Any] = dict(getattr(cls, "metadata", {}))
+    spec = get_registry().spec_for_entry_point(f"{cls.__module__}:{cls.__qualname__}")
+    return own if spec is None else {**own, **spec.metadata}
 
 
 def make(

@@ -9,6 +9,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
+from neurogym._api import class_metadata
 from neurogym._authoring import AuthoringMixin
 from neurogym._batching import stack_trials
 from neurogym._builder import BatchBuilder, TrialBatch
@@ -70,12 +71,9 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         trials_per_episode: Terminate the episode after this many trials (None: never).
     """
 
-    metadata: dict[str, Any] = {  # noqa: RUF012  (gymnasium declares it a plain class attribute)
-        "render_modes": [],
-        "paper_link": None,
-        "paper_name": None,
-        "tags": [],
-    }
+    # Rendering only: a task's paper, tags and description live in its TaskSpec, and each env
+    # gets them in its own ``metadata`` (TaskSpec.make, or the lookup in __init__).
+    metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012  (gymnasium: a class attribute)
     prefetch: int = 1
     """Trials a batch-native task generates at once for a single env (see
     :mod:`neurogym._prefetch`); tasks whose generation keeps no cross-trial state opt in."""
@@ -89,6 +87,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
 
     def __init__(self, dt: float = 100, r_tmax: float = 0) -> None:
         super().__init__()
+        self.metadata = class_metadata(type(self))
         if not _is_positive_number(dt):
             raise ValueError(f"dt must be a positive number of ms, got {dt!r}")
         self.dt = dt

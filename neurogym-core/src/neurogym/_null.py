@@ -42,13 +42,6 @@ class Null(TrialEnv):
     observation space (upstream returned the int 0).
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_name": "None (placeholder task)",
-        "paper_link": "https://github.com/neurogym/neurogym",
-        "tags": ["placeholder"],
-        "description": "A placeholder task: zero observations, zero rewards.",
-    }
-
     def __init__(self, dt: float = 100) -> None:
         super().__init__(dt=dt)
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(1,), dtype=np.float32)

@@ -346,6 +346,13 @@ class Registry:
             "load: see the NeurogymPluginWarning issued at import)"
         )
 
+    def spec_for_entry_point(self, entry_point: str) -> TaskSpec | None:
+        """The registered spec (the first by id) whose entry point is ``entry_point``, if any."""
+        for _, spec in sorted(self._tasks.specs.items()):
+            if spec.entry_point == entry_point:
+                return spec
+        return None
+
     def tasks(self, tag: str | None = None, plugin: str | None = None) -> list[TaskSpec]:
         """List task specs sorted by id, optionally filtered.
 

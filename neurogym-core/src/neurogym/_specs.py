@@ -150,6 +150,10 @@ class TaskSpec:
     Plugins return these from their ``neurogym_tasks`` hook. Nothing is imported when a spec is
     created or listed; :meth:`load` and :meth:`make` import the entry point.
 
+    The spec is the one place a task's paper, tags and description are written: the task class
+    does not restate them, and envs made from the spec get them in ``env.metadata``. Whether
+    the task steps natively in a vector env is derived from the class (:attr:`vectorized`).
+
     Args:
         id: ``namespace/Name-vN``, e.g. ``"neurogym/PerceptualDecisionMaking-v0"``.
         entry_point: ``"module.path:Attr"`` naming the env class (or a factory returning an
@@ -160,8 +164,6 @@ class TaskSpec:
         paper_name: Title of the paper the task comes from.
         paper_link: Link to that paper.
         description: One-paragraph description for listings.
-        vectorized: True if the task's trials can be stepped as array operations by a vector
-            env (it uses a declarative rule instead of a custom ``_step``).
         plugin: Entry-point name of the plugin that declared the spec; filled in by discovery.
         distribution: Name of the installed distribution that declared the spec; filled in by
             discovery.
@@ -178,7 +180,6 @@ class TaskSpec:
     paper_name: str = ""
     paper_link: str = ""
     description: str = ""
-    vectorized: bool = False
     plugin: str = ""
     distribution: str = ""
 
@@ -189,8 +190,6 @@ class TaskSpec:
         _check_str_fields(
             self, ("paper_name", "paper_link", "description", "plugin", "distribution"), owner
         )
-        if not isinstance(self.vectorized, bool):
-            raise TypeError(f"vectorized of {owner} must be a bool, got {self.vectorized!r}")
         object.__setattr__(self, "kwargs", _checked_kwargs(self.kwargs, owner))
         object.__setattr__(self, "tags", _checked_tags(self.tags, owner))
 
@@ -208,6 +207,34 @@ class TaskSpec:
     def version(self) -> int:
         """The version number, e.g. ``0`` for ``...-v0``."""
         return parse_task_id(self.id).version
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The documentation fields as they appear in a made env's ``metadata``."""
+        return {
+            "paper_name": self.paper_name,
+            "paper_link": self.paper_link,
+            "tags": list(self.tags),
+            "description": self.description,
+        }
+
+    @property
+    def vectorized(self) -> bool:
+        """Whether a vector env steps this task natively (imports and builds it once)."""
+        return self.vector_obstacle() is None
+
+    def vector_obstacle(self) -> str | None:
+        """Why a vector env cannot step this task natively, or None if it can.
+
+        Derived from the task as built with its default kwargs (see
+        :func:`neurogym.vector.native_obstacle`); the result is cached per spec.
+        """
+        cached: dict[str, str | None] = self.__dict__.setdefault("_vector_obstacle", {})
+        if "reason" not in cached:
+            from neurogym.vector import native_obstacle  # the vector module imports TrialEnv
+
+            cached["reason"] = native_obstacle(self.make())
+        return cached["reason"]
 
     def load(self) -> Callable[..., gymnasium.Env[Any, Any]]:
         """Import the entry point and return it (normally the env class).
@@ -245,6 +272,7 @@ class TaskSpec:
                 f"entry point {self.entry_point!r} of task {self.id!r} returned a "
                 f"{type(env).__name__}, not a gymnasium.Env"
             )
+        env.unwrapped.metadata = {**env.unwrapped.metadata, **self.metadata}
         env.unwrapped.spec = EnvSpec(
             id=self.id,
             entry_point=self.entry_point,

@@ -106,7 +106,6 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("paper", spec.paper_name),
         ("paper link", spec.paper_link),
         ("description", spec.description),
-        ("vectorized", "yes" if spec.vectorized else "no"),
         ("default kwargs", repr(kwargs) if kwargs else "none"),
     ]
     width = max(len(name) for name, _ in fields) + 1
@@ -117,8 +116,18 @@ def cmd_info(args: argparse.Namespace) -> int:
     except Exception as exc:  # any import error of the task's module
         problem = f"{type(exc).__name__}: {exc}"
         raise CommandError(f"cannot import {spec.entry_point}: {problem}") from exc
+    print(f"{'vectorized:':<{width}} {_vectorized(spec)}")
     print(f"\n{inspect.getdoc(cls) or '(the task class has no docstring)'}")
     return 0
+
+
+def _vectorized(spec: TaskSpec) -> str:
+    """``yes``, or ``no (why)``: derived by building the task with its default kwargs."""
+    try:
+        obstacle = spec.vector_obstacle()
+    except Exception as exc:  # building the task with its defaults failed
+        return f"unknown (building the task failed: {type(exc).__name__}: {exc})"
+    return "yes (native vector env)" if obstacle is None else f"no: {obstacle}"
 
 
 # -------------------------------------------------------------------------------------- check

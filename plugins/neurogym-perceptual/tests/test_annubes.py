@@ -60,7 +60,7 @@ def test_defaults_spaces_and_metadata():
     assert obs.name == {"fixation": 0, "start": 1, "a": 2, "v": 3}
     assert env.action_space.n == 2
     assert env.action_space.name == {"fixation": 0, "choice": (1,)}
-    assert AnnubesEnv.metadata["tags"] == ["n-alternative", "perceptual", "supervised"]
+    assert AnnubesEnv().metadata["tags"] == ["n-alternative", "perceptual", "supervised"]
     assert AnnubesEnv(output_behavior=[0, 0.5, 1]).action_space.name == {
         "fixation": 0,
         "choice": (1, 2),

@@ -47,9 +47,9 @@ def test_spaces_and_metadata_match_upstream():
     assert env.stim_dur == 1
     assert env.extra_step == 1
     tags = ["perceptual", "reaction time", "go-no-go", "supervised"]
-    assert Detection.metadata["tags"] == tags
-    assert Detection.metadata["paper_name"]
-    assert Detection.metadata["paper_link"]
+    assert Detection().metadata["tags"] == tags
+    assert Detection().metadata["paper_name"]
+    assert Detection().metadata["paper_link"]
 
 
 def test_trial_variables():

@@ -83,7 +83,7 @@ def test_spaces_and_metadata_match_upstream():
     assert env.timing["fixation"] == ngym.TruncExp(600, 400, 800)
     assert env.timing["fixation2"] == ngym.TruncExp(600, 400, 900)
     assert env.timing["delay"] == DELAYS
-    assert HierarchicalReasoning.metadata["tags"] == [
+    assert HierarchicalReasoning().metadata["tags"] == [
         "perceptual",
         "two-alternative",
         "supervised",

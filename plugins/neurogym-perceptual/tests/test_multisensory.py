@@ -34,7 +34,7 @@ class TestMultiSensoryIntegration:
 
     def test_metadata_names_a_paper(self):
         # Upstream's metadata had paper_name = paper_link = None.
-        meta = MultiSensoryIntegration.metadata
+        meta = MultiSensoryIntegration().metadata
         assert meta["paper_name"] == "Multisensory decision-making in rats and humans"
         assert meta["paper_link"] == "https://www.jneurosci.org/content/32/11/3726"
 

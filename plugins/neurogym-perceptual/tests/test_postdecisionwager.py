@@ -47,7 +47,7 @@ def test_spaces_and_metadata_match_upstream():
     assert env.action_space.n == 4
     assert env.action_space.name == {"fixation": 0, "choice": (1, 2), "sure": 3}
     assert env.rewards == {"abort": -0.1, "correct": 1.0, "fail": 0.0, "sure": 0.7}
-    assert PostDecisionWager.metadata["tags"] == ["perceptual", "delayed response", "confidence"]
+    assert PostDecisionWager().metadata["tags"] == ["perceptual", "delayed response", "confidence"]
     assert env.timing["fixation"] == 100
     assert env.timing["decision"] == 100
     assert set(env.timing) == {"fixation", "stimulus", "delay", "pre_sure", "decision"}

@@ -57,7 +57,7 @@ def test_spaces_and_metadata_match_upstream():
     assert env.action_space.name == {"fixation": 0, "choice": (1, 2)}
     assert env.rewards == {"abort": -0.1, "correct": 1.0, "fail": 0.0}
     np.testing.assert_array_equal(env.shape_weight, WEIGHTS)
-    assert ProbabilisticReasoning.metadata["tags"] == [
+    assert ProbabilisticReasoning().metadata["tags"] == [
         "perceptual",
         "two-alternative",
         "supervised",

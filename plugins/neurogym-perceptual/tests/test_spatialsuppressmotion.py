@@ -63,7 +63,7 @@ def test_spaces_and_metadata():
     assert act.name == {"left": 0, "right": 1, "up": 2, "down": 3}
     assert env.timing == {"stimulus": 300}
     assert env.rewards == {"abort": -0.1, "correct": 1.0, "fail": 0.0}
-    assert SpatialSuppressMotion.metadata["tags"] == [
+    assert SpatialSuppressMotion().metadata["tags"] == [
         "perceptual",
         "plaid",
         "motion",

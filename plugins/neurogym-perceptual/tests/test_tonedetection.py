@@ -23,7 +23,7 @@ def test_spaces_and_metadata():
     assert env.action_space.name == {"no_tone": 0, "tone": (1, 2, 3)}
     assert env.rewards == {"abort": -0.1, "correct": 1.0, "noresp": -0.1}
     assert env.timing == {"stimulus": 2000, "toneTiming": [500, 1000, 1500], "toneDur": 50}
-    assert ToneDetection.metadata["tags"] == ["auditory", "perceptual", "supervised", "decision"]
+    assert ToneDetection().metadata["tags"] == ["auditory", "perceptual", "supervised", "decision"]
     assert env.sigma == pytest.approx(0.2 / np.sqrt(50))
 
 

@@ -189,7 +189,7 @@ class _Checker:
     def metadata(self) -> None:
         env = self.factory()
         cls = type(env.unwrapped)
-        meta = cls.metadata
+        meta = env.unwrapped.metadata
         problems = [key for key in ("paper_name", "paper_link") if not meta.get(key)]
         tags = meta.get("tags")
         if not tags or not all(isinstance(t, str) for t in tags):
@@ -201,25 +201,26 @@ class _Checker:
         if problems:
             raise AssertionError(f"{cls.__name__}.metadata/docstring lacks {problems}")
         if self.spec is not None:
-            self._agrees_with_spec(cls, meta)
+            self._written_once(cls, meta)
 
-    def _agrees_with_spec(self, cls: type, meta: dict[str, Any]) -> None:
+    def _written_once(self, cls: type, meta: dict[str, Any]) -> None:
+        """The spec holds the paper, tags and description; the class does not restate them."""
         spec = self.spec
-        target = spec.load()
-        if not isinstance(target, type):
-            # A factory (a collection task: a class plus wrappers): the spec is the source of
-            # truth for its tags and paper, the class's metadata describes the base task.
-            return
-        diffs = []
-        if tuple(spec.tags) != tuple(meta.get("tags", ())):
-            diffs.append(f"tags {tuple(spec.tags)} vs class {tuple(meta.get('tags', ()))}")
-        for key in ("paper_name", "paper_link"):
-            if getattr(spec, key) != meta.get(key):
-                diffs.append(f"{key} {getattr(spec, key)!r} vs class {meta.get(key)!r}")
-        if target is not cls:
-            diffs.append(f"entry point {spec.entry_point} makes {cls.__module__}.{cls.__name__}")
+        assert spec is not None
+        restated = [key for key in spec.metadata if key in getattr(cls, "metadata", {})]
+        if restated:
+            raise AssertionError(
+                f"{cls.__name__}.metadata restates {restated}: the TaskSpec of {spec.id} holds "
+                "them (write each fact once, in the plugin's hook module)"
+            )
+        diffs = [key for key, value in spec.metadata.items() if meta.get(key) != value]
         if diffs:
-            raise AssertionError(f"spec {spec.id} disagrees with the class: {'; '.join(diffs)}")
+            raise AssertionError(f"the env made from {spec.id} lacks its spec's {diffs}")
+        target = spec.load()
+        if isinstance(target, type) and target is not cls:
+            raise AssertionError(
+                f"entry point {spec.entry_point} makes {cls.__module__}.{cls.__name__}"
+            )
 
     def batch(self) -> None:
         env = self.factory()
@@ -272,8 +273,9 @@ def check_task(env_or_id: str | gym.Env[Any, Any], *, steps: int = 600, **kwargs
     ``reset(seed)`` determinism over several trials with identical actions; a pickle round trip;
     observations inside the observation space and ``info["gt"]`` inside the action space over
     many steps and trials; ob/gt arrays consistent with the periods; named dims in range;
-    metadata complete (paper name and link, tags, docstring) and, for an id, equal to its
-    :class:`~neurogym.TaskSpec`; batches consistent with single trials.
+    metadata complete (paper name and link, tags, docstring) and, for an id, taken from its
+    :class:`~neurogym.TaskSpec` without the class restating it; batches consistent with single
+    trials.
 
     Args:
         env_or_id: A task id (made with ``neurogym.make(id, **kwargs)``) or an env instance

@@ -30,7 +30,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         ),
         paper_link="https://www.jneurosci.org/content/12/12/4745",
         description="Two-alternative forced choice on a noisy ring stimulus (random-dot motion).",
-        vectorized=True,
     ),
     _spec(
         "PerceptualDecisionMakingDelayResponse",
@@ -41,7 +40,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         ),
         paper_link="https://www.nature.com/articles/s41586-019-0919-7",
         description="Two noisy channels, then a variable delay; report the stronger channel.",
-        vectorized=True,
     ),
     _spec(
         "PulseDecisionMaking",
@@ -53,7 +51,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         ),
         paper_link="https://elifesciences.org/articles/11308",
         description="Count brief pulses on two channels; report the one that pulsed more often.",
-        vectorized=False,
     ),
     _spec(
         "ContextDecisionMaking",
@@ -62,7 +59,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         paper_name="Context-dependent computation by recurrent dynamics in prefrontal cortex",
         paper_link="https://www.nature.com/articles/nature12742",
         description="Two ring stimuli in two modalities; report the one the context selects.",
-        vectorized=True,
     ),
     _spec(
         "MultiSensoryIntegration",
@@ -71,7 +67,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         paper_name="Multisensory decision-making in rats and humans",
         paper_link="https://www.jneurosci.org/content/32/11/3726",
         description="One direction in two modalities that share the coherence; integrate both.",
-        vectorized=True,
     ),
     _spec(
         "AntiReach",
@@ -80,7 +75,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         paper_name="Look away: the anti-saccade task and the voluntary control of eye movement",
         paper_link="https://www.nature.com/articles/nrn1345",
         description="Respond opposite to (anti) or at (pro) a stimulus on a ring.",
-        vectorized=True,
     ),
     _spec(
         "SpatialSuppressMotion",
@@ -93,7 +87,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         description=(
             "Report motion direction; the gt follows human centre-surround suppression data."
         ),
-        vectorized=False,
     ),
     _spec(
         "ToneDetection",
@@ -104,7 +97,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         ),
         paper_link="https://www.jneurosci.org/content/jneuro/5/12/3261.full.pdf",
         description="Report whether, and at which of three times, a brief tone occurred in noise.",
-        vectorized=True,
     ),
     _spec(
         "AnnubesEnv",
@@ -115,7 +107,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         ),
         paper_link="https://research-software-directory.org/projects/annubes",
         description="Respond during a (multi)modal stimulus, withhold on catch trials (ANNUBeS).",
-        vectorized=False,
     ),
     _spec(
         "PostDecisionWager",
@@ -127,7 +118,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         ),
         paper_link="https://science.sciencemag.org/content/324/5928/759.long",
         description="Perceptual choice, or on wager trials a sure target that pays less.",
-        vectorized=False,
     ),
     _spec(
         "ProbabilisticReasoning",
@@ -136,7 +126,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         paper_name="Probabilistic reasoning by neurons",
         paper_link="https://www.nature.com/articles/nature05852",
         description="Shapes shown one by one carry log-odds evidence; report the favoured side.",
-        vectorized=True,
     ),
     _spec(
         "HierarchicalReasoning",
@@ -147,7 +136,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         description=(
             "Judge a delay short or long under a rule that switches in unannounced blocks."
         ),
-        vectorized=False,
     ),
     _spec(
         "Detection",
@@ -156,7 +144,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         paper_name="NeuroGym: An open resource for developing and sharing neuroscience tasks",
         paper_link="https://doi.org/10.31234/osf.io/aqc9n",
         description="Go as soon as a brief pulse appears in a noisy input; withhold on no-go.",
-        vectorized=False,
     ),
     _collection(
         "roitman02",
@@ -168,7 +155,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         ),
         paper_link="https://www.jneurosci.org/content/22/21/9475",
         description="PerceptualDecisionMaking as a reaction-time task (ReactionTime wrapper).",
-        vectorized=False,
     ),
     _collection(
         "ibl20",
@@ -177,7 +163,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         paper_name="Standardized and reproducible measurement of decision-making in mice",
         paper_link="https://elifesciences.org/articles/63711",
         description="PerceptualDecisionMaking with block-wise biased priors (0.8/0.2, 90 trials).",
-        vectorized=False,
     ),
 )
 

@@ -2,8 +2,9 @@
 
 ``[project.entry-points."neurogym.plugins"]`` in ``pyproject.toml`` points here; ``import
 neurogym`` imports this module and calls its hooks. Each task is a :class:`neurogym.TaskSpec`
-naming its class by a ``"module:Class"`` string, so listing tasks stays cheap. A class's
-``metadata`` must agree with its spec (``neurogym.testing.check_task`` checks it).
+naming its class by a ``"module:Class"`` string, so listing tasks stays cheap. The spec is
+the one place a task's paper, tags and description are written: the class does not restate
+them (``neurogym.testing.check_task`` checks it), and made envs get them in ``env.metadata``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         ),
         paper_link="https://www.jneurosci.org/content/12/12/4745",
         description="Report which of two noisy stimuli is stronger (a two-alternative choice).",
-        vectorized=True,
     ),
 )
 

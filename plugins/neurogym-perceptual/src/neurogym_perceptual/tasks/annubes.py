@@ -215,14 +215,6 @@ class AnnubesEnv(ngym.TrialEnv):
     * Standard forced kwargs; trials are generated batch-natively.
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://research-software-directory.org/projects/annubes",
-        "paper_name": (
-            "Training Artificial Neural Networks to Uncover Behavioral Strategies in neuroscience"
-        ),
-        "tags": ["n-alternative", "perceptual", "supervised"],
-    }
-
     def __init__(
         self,
         session: Mapping[str | tuple[str, ...], float] | None = None,

@@ -64,11 +64,6 @@ class AntiReach(ngym.TrialEnv):
     drawn from the env's seeded generator.
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://www.nature.com/articles/nrn1345",
-        "paper_name": "Look away: the anti-saccade task and the voluntary control of eye movement",
-        "tags": ["perceptual", "steps action space"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 

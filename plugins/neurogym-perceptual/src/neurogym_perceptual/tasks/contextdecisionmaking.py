@@ -76,11 +76,6 @@ class ContextDecisionMaking(ngym.TrialEnv):
     drawn from the env's seeded generator (upstream's delay had its own generator).
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://www.nature.com/articles/nature12742",
-        "paper_name": "Context-dependent computation by recurrent dynamics in prefrontal cortex",
-        "tags": ["perceptual", "context dependent", "two-alternative", "supervised"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 

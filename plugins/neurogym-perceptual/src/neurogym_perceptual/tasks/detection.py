@@ -91,11 +91,6 @@ class Detection(ngym.TrialEnv):
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://doi.org/10.31234/osf.io/aqc9n",
-        "paper_name": "NeuroGym: An open resource for developing and sharing neuroscience tasks",
-        "tags": ["perceptual", "reaction time", "go-no-go", "supervised"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(

@@ -98,12 +98,6 @@ class HierarchicalReasoning(ngym.TrialEnv):
       trial was generated).
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://science.sciencemag.org/content/364/6441/eaav8911",
-        "paper_name": "Hierarchical reasoning by neural circuits in the frontal cortex",
-        "tags": ["perceptual", "two-alternative", "supervised"],
-    }
-
     def __init__(
         self,
         dt: float = 100,

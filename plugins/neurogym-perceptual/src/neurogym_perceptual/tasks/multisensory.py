@@ -70,11 +70,6 @@ class MultiSensoryIntegration(ngym.TrialEnv):
     generated batch-natively and drawn from the env's seeded generator.
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://www.jneurosci.org/content/32/11/3726",
-        "paper_name": "Multisensory decision-making in rats and humans",
-        "tags": ["perceptual", "two-alternative", "supervised"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 

@@ -78,14 +78,6 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
     batch-natively and drawn from the env's seeded generator.
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://www.jneurosci.org/content/12/12/4745",
-        "paper_name": (
-            "The analysis of visual motion: a comparison of neuronal and psychophysical "
-            "performance"
-        ),
-        "tags": ["perceptual", "two-alternative", "supervised"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
@@ -203,13 +195,6 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
     ``stim_scale`` or ``sigma`` raise ``ValueError``.
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://www.nature.com/articles/s41586-019-0919-7",
-        "paper_name": (
-            "Discrete attractor dynamics underlies persistent activity in the frontal cortex"
-        ),
-        "tags": ["perceptual", "delayed response", "two-alternative", "supervised"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
@@ -313,14 +298,6 @@ class PulseDecisionMaking(ngym.TrialEnv):
     generated batch-natively and drawn from the env's seeded generator.
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://elifesciences.org/articles/11308",
-        "paper_name": (
-            "Sources of noise during accumulation of evidence in unrestrained and voluntarily "
-            "head-restrained rats"
-        ),
-        "tags": ["perceptual", "two-alternative", "supervised"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(

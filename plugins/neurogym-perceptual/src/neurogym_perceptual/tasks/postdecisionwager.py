@@ -86,14 +86,6 @@ class PostDecisionWager(ngym.TrialEnv):
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://science.sciencemag.org/content/324/5928/759.long",
-        "paper_name": (
-            "Representation of Confidence Associated with a Decision by Neurons in the "
-            "Parietal Cortex"
-        ),
-        "tags": ["perceptual", "delayed response", "confidence"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(

@@ -73,11 +73,6 @@ class ProbabilisticReasoning(ngym.TrialEnv):
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://www.nature.com/articles/nature05852",
-        "paper_name": "Probabilistic reasoning by neurons",
-        "tags": ["perceptual", "two-alternative", "supervised"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(

@@ -135,13 +135,6 @@ class SpatialSuppressMotion(ngym.TrialEnv):
     * Trials are generated batch-natively from the env's seeded generator.
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://www.nature.com/articles/nature01800",
-        "paper_name": (
-            "Perceptual consequences of centre-surround antagonism in visual motion processing"
-        ),
-        "tags": ["perceptual", "plaid", "motion", "center-surround"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(

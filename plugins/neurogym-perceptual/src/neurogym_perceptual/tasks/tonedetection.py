@@ -77,13 +77,6 @@ class ToneDetection(ngym.TrialEnv):
     * ``paper_name`` loses upstream's double space ("Fibers  in").
     """
 
-    metadata = {  # noqa: RUF012
-        "paper_link": "https://www.jneurosci.org/content/jneuro/5/12/3261.full.pdf",
-        "paper_name": (
-            "Representation of Tones in Noise in the Responses of Auditory Nerve Fibers in Cats"
-        ),
-        "tags": ["auditory", "perceptual", "supervised", "decision"],
-    }
     prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=(), decision_periods=())
 

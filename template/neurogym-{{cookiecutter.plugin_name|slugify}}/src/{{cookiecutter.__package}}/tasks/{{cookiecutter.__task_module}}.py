@@ -20,7 +20,8 @@ class {{ cookiecutter.task_class }}(ngym.TrialEnv):
     The example task of the neurogym plugin template: turn it into your own task, or keep it
     as a model and add yours beside it. Every part a neurogym task has is here: periods with
     timing specs, named observation and action dims, a ground truth, rewards through a
-    declarative rule, these docstring sections and metadata matching the task's ``TaskSpec``.
+    declarative rule and these docstring sections. Its paper, tags and description are written
+    once, in its ``TaskSpec`` in ``_plugin.py``; made envs carry them in ``env.metadata``.
 
     ## Description
     A two-alternative forced choice on noisy evidence, as in random-dot motion discrimination
@@ -64,21 +65,8 @@ class {{ cookiecutter.task_class }}(ngym.TrialEnv):
     v0: initial version.
     """
 
-    # Must agree with this task's TaskSpec in _plugin.py (check_task compares them).
-    metadata = {  # noqa: RUF012  (gymnasium declares metadata a plain class attribute)
-        "paper_name": (
-            "The analysis of visual motion: a comparison of neuronal and psychophysical "
-            "performance"
-        ),
-        "paper_link": "https://www.jneurosci.org/content/12/12/4745",
-        "tags": [
-{% for tag in cookiecutter.tags.split(",") %}
-            "{{ tag | trim }}",
-{% endfor %}
-        ],
-    }
     # Reward and trial end follow the standard fixate-then-respond rule; write `_step` instead
-    # for other logic (and set `vectorized=False` in the TaskSpec).
+    # for other logic (`neurogym info` then shows why it is not vectorized).
     rule = StandardDecision(
         fixation_periods=("fixation", "stimulus", "delay"), decision_periods=("decision",)
     )
