@@ -7,9 +7,9 @@ import itertools
 
 import numpy as np
 import pytest
-from helpers import run_trial
 
 from neurogym.testing import check_task
+from neurogym.testing.trials import run_trial
 from neurogym_perceptual.tasks.annubes import AnnubesEnv
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import correct, respond, run_trial
 
 from neurogym.testing import check_task
+from neurogym.testing.trials import correct, respond, run_trial
 from neurogym_perceptual.tasks.antireach import AntiReach
 
 

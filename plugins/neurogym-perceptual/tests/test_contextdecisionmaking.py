@@ -6,10 +6,17 @@ import math
 
 import numpy as np
 import pytest
-from helpers import correct, other_of_two, period_mean, respond, run_trial, trunc_exp_steps
 
 from neurogym import TruncExp
 from neurogym.testing import check_task
+from neurogym.testing.trials import (
+    correct,
+    other_of_two,
+    period_mean,
+    respond,
+    run_trial,
+    trunc_exp_steps,
+)
 from neurogym_perceptual.tasks.contextdecisionmaking import ContextDecisionMaking
 
 

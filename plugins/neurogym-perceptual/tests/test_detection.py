@@ -9,10 +9,16 @@ from functools import partial
 
 import numpy as np
 import pytest
-from helpers import assert_lengths_follow, pmf_stats, seeded, step_trial, trunc_exp_steps
 
 import neurogym as ngym
 from neurogym.testing import check_task
+from neurogym.testing.trials import (
+    assert_lengths_follow,
+    pmf_stats,
+    seeded,
+    step_trial,
+    trunc_exp_steps,
+)
 from neurogym_perceptual.tasks.detection import Detection
 
 fresh = partial(seeded, Detection)

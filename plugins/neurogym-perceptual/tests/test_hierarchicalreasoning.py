@@ -8,7 +8,10 @@ from functools import partial
 
 import numpy as np
 import pytest
-from helpers import (
+
+import neurogym as ngym
+from neurogym.testing import check_task
+from neurogym.testing.trials import (
     assert_lengths_follow,
     choice_steps,
     convolve,
@@ -19,9 +22,6 @@ from helpers import (
     seeded,
     trunc_exp_steps,
 )
-
-import neurogym as ngym
-from neurogym.testing import check_task
 from neurogym_perceptual.tasks.hierarchicalreasoning import HierarchicalReasoning, median_ms
 
 fresh = partial(seeded, HierarchicalReasoning)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import correct, other_of_two, respond, run_trial
 
 from neurogym.testing import check_task
+from neurogym.testing.trials import correct, other_of_two, respond, run_trial
 from neurogym_perceptual.tasks.multisensory import MultiSensoryIntegration
 
 

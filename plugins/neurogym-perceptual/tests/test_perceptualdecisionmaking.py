@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import correct, other_of_two, period_mean, respond, run_trial
 
 from neurogym import EmptyPeriodWarning
 from neurogym.testing import check_task
+from neurogym.testing.trials import correct, other_of_two, period_mean, respond, run_trial
 from neurogym_perceptual.tasks.perceptualdecisionmaking import (
     PerceptualDecisionMaking,
     PerceptualDecisionMakingDelayResponse,

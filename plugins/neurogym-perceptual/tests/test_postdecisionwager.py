@@ -9,7 +9,9 @@ from functools import partial
 
 import numpy as np
 import pytest
-from helpers import (
+
+from neurogym.testing import check_task
+from neurogym.testing.trials import (
     assert_lengths_follow,
     const_steps,
     convolve,
@@ -20,8 +22,6 @@ from helpers import (
     seeded,
     trunc_exp_steps,
 )
-
-from neurogym.testing import check_task
 from neurogym_perceptual.tasks.postdecisionwager import PostDecisionWager
 
 fresh = partial(seeded, PostDecisionWager)

@@ -9,9 +9,9 @@ from functools import partial
 
 import numpy as np
 import pytest
-from helpers import in_period, run_trial, seeded
 
 from neurogym.testing import check_task
+from neurogym.testing.trials import in_period, run_trial, seeded
 from neurogym_perceptual.tasks.probabilisticreasoning import ProbabilisticReasoning
 
 fresh = partial(seeded, ProbabilisticReasoning)

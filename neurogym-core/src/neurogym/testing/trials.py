@@ -1,4 +1,15 @@
-"""Helpers shared by the task tests: scripted agents, seeded envs and timing statistics."""
+"""Helpers for task tests: seeded envs, scripted agents, batch statistics and exact timing laws.
+
+Public (docs/architecture.md §10): plugin test suites use them to check what a task does, e.g.
+that a scripted agent answering the ground truth at the right time earns ``correct``, that the
+stimulus encodes the ground truth, and that trial lengths follow the exact distribution the
+timing specs imply (:func:`assert_lengths_follow`).
+
+Example:
+    >>> from neurogym.testing.trials import correct, respond, run_trial, seeded
+    >>> env = seeded(MyTask, seed=0)  # doctest: +SKIP
+    >>> rewards, info, steps = run_trial(env, respond(correct))  # doctest: +SKIP
+"""
 
 from __future__ import annotations
 
@@ -23,13 +34,15 @@ def seeded(task: Callable[..., EnvT], seed: int = 0, **kwargs: object) -> EnvT:
     return env
 
 
-def step_trial(env: Any, policy: Policy, limit: int = 1000) -> tuple[list[float], list[dict], int]:
+def step_trial(
+    env: Any, policy: Policy, limit: int = 1000
+) -> tuple[list[float], list[dict[str, Any]], int]:
     """Steps the current trial to its end with ``policy(env)``: (rewards, infos, steps taken).
 
     The env must neither terminate nor truncate on the way.
     """
     rewards: list[float] = []
-    infos: list[dict] = []
+    infos: list[dict[str, Any]] = []
     for steps in range(1, limit + 1):
         _, reward, terminated, truncated, info = env.step(policy(env))
         assert not terminated
@@ -41,7 +54,9 @@ def step_trial(env: Any, policy: Policy, limit: int = 1000) -> tuple[list[float]
     raise AssertionError(f"no trial end within {limit} steps")
 
 
-def run_trial(env: Any, policy: Policy, limit: int = 1000) -> tuple[list[float], dict, int]:
+def run_trial(
+    env: Any, policy: Policy, limit: int = 1000
+) -> tuple[list[float], dict[str, Any], int]:
     """Like :func:`step_trial`, but returns only the last info: (rewards, info, steps taken)."""
     rewards, infos, steps = step_trial(env, policy, limit)
     return rewards, infos[-1], steps
@@ -49,7 +64,7 @@ def run_trial(env: Any, policy: Policy, limit: int = 1000) -> tuple[list[float],
 
 def in_period(env: Any, name: str) -> bool:
     """Whether the env's current step lies in period ``name`` (by step index)."""
-    return env.start_ind[name] <= env.t_ind < env.end_ind[name]
+    return bool(env.start_ind[name] <= env.t_ind < env.end_ind[name])
 
 
 def respond(choice: Policy, period: str = "decision") -> Policy:
@@ -73,17 +88,27 @@ def other_of_two(env: Any) -> int:
 def period_mask(batch: TrialBatch, period: str) -> np.ndarray:
     """``(B, T)`` bool: the steps of ``period`` in each trial of the batch."""
     start, end = batch.periods[period]
-    steps = np.arange(batch.ob.shape[1])
-    return (steps >= start[:, None]) & (steps < end[:, None])
+    steps = np.arange(_ob(batch).shape[1])
+    mask: np.ndarray = (steps >= start[:, None]) & (steps < end[:, None])
+    return mask
 
 
 def period_mean(batch: TrialBatch, period: str, dims: int | range | list[int]) -> np.ndarray:
     """Per-trial mean over ``period`` of observation dim(s) ``dims``: ``(B,)`` or ``(B, len)``."""
     inside = period_mask(batch, period)
+    ob = _ob(batch)
     if isinstance(dims, int):
-        return (batch.ob[:, :, dims] * inside).sum(1) / inside.sum(1)
-    picked = batch.ob[:, :, list(dims)] * inside[:, :, None]
-    return picked.sum(1) / inside.sum(1)[:, None]
+        mean: np.ndarray = (ob[:, :, dims] * inside).sum(1) / inside.sum(1)
+        return mean
+    picked = ob[:, :, list(dims)] * inside[:, :, None]
+    means: np.ndarray = picked.sum(1) / inside.sum(1)[:, None]
+    return means
+
+
+def _ob(batch: TrialBatch) -> np.ndarray:
+    if batch.ob is None:
+        raise ValueError("the batch has no observation array (the task builds none)")
+    return batch.ob
 
 
 # ------------------------------------------------------------------------ exact timing laws (pmfs)
