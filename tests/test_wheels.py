@@ -77,9 +77,7 @@ def _wheel(wheelhouse: Path, distribution: str) -> Path:
 
 
 @pytest.mark.parametrize("plugin_dir", PLUGINS, ids=lambda path: path.name)
-def test_plugin_wheel_alone_with_core_lists_and_makes_its_tasks(
-    plugin_dir, wheelhouse, tmp_path
-):
+def test_plugin_wheel_alone_with_core_lists_and_makes_its_tasks(plugin_dir, wheelhouse, tmp_path):
     project = tomllib.loads((plugin_dir / "pyproject.toml").read_text())["project"]
     distribution = project["name"]
     (entry_point,) = project["entry-points"]["neurogym.plugins"]

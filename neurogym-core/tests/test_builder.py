@@ -585,6 +585,44 @@ def test_add_randn_statistics_and_support():
     assert abs(np.corrcoef(region[:, 0, 0], region[:, 1, 0])[0, 1]) < 0.1
 
 
+@pytest.mark.parametrize("ragged", [False, True])
+def test_add_randn_with_one_sigma_per_trial(ragged):
+    sigma = np.array([0.0, 1.0, 3.0] * 1000)
+    timing = {**TIMING, "stimulus": ("choice", (300, 500))} if ragged else None
+    body = stim_body(("add_randn", (0.0, sigma, "stimulus", "stimulus"), {}))
+    batch = make_batch(body, n=sigma.size, timing=timing)
+    start, end = batch.periods["stimulus"]
+    for level in (0.0, 1.0, 3.0):
+        rows = np.flatnonzero(sigma == level)
+        draws = np.concatenate([batch.ob[r, start[r] : end[r], 1:3].ravel() for r in rows])
+        assert draws.std() == pytest.approx(level, abs=0.05)
+    with pytest.raises(ValueError, match=r"^sigma must be one number or one per trial"):
+        make_batch(stim_body(("add_randn", (0.0, np.ones(3), "stimulus"), {})), n=2)
+
+
+def test_forced_values_of_a_given_shape():
+    seen = {}
+
+    def body(b, **kwargs):
+        b.add_period(PERIODS)
+        seen["train"] = b.forced("train", (3,))
+        seen["absent"] = b.forced("absent")
+        return {}
+
+    batch = make_batch(body, n=2, train=[1, 0, 1])
+    np.testing.assert_array_equal(seen["train"], [[1, 0, 1], [1, 0, 1]])
+    assert seen["absent"] is None
+    np.testing.assert_array_equal(batch.trial["train"], [[1, 0, 1], [1, 0, 1]])
+    make_batch(body, n=2, train=[[1, 1, 1], [0, 0, 0]])
+    np.testing.assert_array_equal(seen["train"], [[1, 1, 1], [0, 0, 0]])
+    message = (
+        "forced train must have shape (3,) (one value for every trial) or (2, 3) (one per "
+        "trial of this batch of 2), got shape (2,)"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make_batch(body, n=2, train=[1, 0])
+
+
 def test_add_randn_in_a_single_trial():
     env = single(trial_body(("add_randn", (0.0, 1.0, ["fixation", "decision"], 3), {})))
     inside = env.ob[[0, 1, 5], 3]

@@ -69,6 +69,7 @@ __all__ = [
     "tags",
     "tasks",
     "timing",
+    "validate",
     "vector",
     "wrapper_specs",
     "wrappers",
@@ -77,7 +78,7 @@ __all__ = [
 
 # Imported on first use, so `import neurogym` stays cheap (docs/architecture.md §9).
 if TYPE_CHECKING:
-    from neurogym import wrappers
+    from neurogym import validate, wrappers
     from neurogym.wrappers import TrialWrapper
 
 # Imported on first use, so `import neurogym` stays light (wrappers pull in more modules).
@@ -90,6 +91,7 @@ _LAZY = {
     "UnsupportedWrapperError": "neurogym.data",
     "batch": "neurogym.data",
     "data": "neurogym.data",
+    "validate": "neurogym.validate",
     "vector": "neurogym.vector",
 }
 

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 
 from neurogym._rowrng import RowGenerators
-from neurogym._trial import InvalidOperationError, PeriodArg, WhereArg, as_period_list, fit_value
+from neurogym._trial import (
+    InvalidOperationError,
+    PeriodArg,
+    WhereArg,
+    as_period_list,
+    fit_value,
+    per_row,
+    scaled_rows,
+)
 from neurogym._trialbatch import (
     TrialBatch,
     _apply,
@@ -79,6 +87,41 @@ class BatchBuilder:
         value = self._per_trial(self.kwargs[name])
         self.trial[name] = value
         return value
+
+    def forced(self, name: str, shape: tuple[int, ...] = ()) -> np.ndarray | None:
+        """The value forced for trial variable ``name``, as ``(B, *shape)``, or None.
+
+        A forced value is a kwarg of ``new_trial``/``new_trials`` (or of ``neurogym.batch``):
+        one value of shape ``shape`` for every trial, or one per trial, ``(B, *shape)``. It is
+        recorded in the trial dict. Use it for trial variables that are not drawn by
+        :meth:`choice` or :meth:`uniform` (which honour forced values themselves).
+
+        Args:
+            name: Trial-dict key, e.g. ``"pulse1"``.
+            shape: Shape of one trial's value; ``()`` for a scalar.
+
+        Returns:
+            The forced values, or None if ``name`` was not forced.
+
+        Raises:
+            ValueError: If the forced value has neither shape ``shape`` nor ``(B, *shape)``.
+        """
+        if name not in self.kwargs:
+            return None
+        value = np.asarray(self.kwargs[name])
+        shape = tuple(shape)
+        if value.shape == shape:
+            out = value[None] if self.n == 1 else np.broadcast_to(value, (self.n, *shape))
+        elif value.shape == (self.n, *shape):
+            out = value
+        else:
+            raise ValueError(
+                f"forced {name} must have shape {shape} (one value for every trial) or "
+                f"{(self.n, *shape)} (one per trial of this batch of {self.n}), got shape "
+                f"{value.shape}"
+            )
+        self.trial[name] = out
+        return out
 
     def choice(self, name: str, options: Sequence[Any] | np.ndarray, p: Any = None) -> np.ndarray:
         """Draws trial variable ``name`` uniformly (or with probabilities ``p``) from options.
@@ -466,9 +509,19 @@ class BatchBuilder:
         self._write(self.ob, value, period, idx, per_step=per_step, reset=True, what="set_ob")
 
     def add_randn(
-        self, mu: float = 0.0, sigma: float = 1.0, period: PeriodArg = None, where: WhereArg = None
+        self,
+        mu: float = 0.0,
+        sigma: float | np.ndarray = 1.0,
+        period: PeriodArg = None,
+        where: WhereArg = None,
     ) -> None:
-        """Adds ``mu + sigma * N(0, 1)`` noise, drawn for the batch in one call per period."""
+        """Adds ``mu + sigma * N(0, 1)`` noise, drawn for the batch in one call per period.
+
+        ``sigma`` is one number, or one per trial (``(B,)``, e.g. a forced or drawn per-trial
+        noise level); each trial's draws are scaled by its own value.
+        """
+        if np.ndim(sigma):
+            sigma = per_row(np.asarray(sigma, dtype=float), self.n, "sigma")
         idx = self.env._where(where, "observation")
         ob = self.ob
         dtype = ob.dtype if ob.dtype.kind == "f" and ob.dtype.itemsize in (4, 8) else np.float64
@@ -481,7 +534,7 @@ class BatchBuilder:
                     return
                 sub = view if idx is None else view[..., idx]
                 draw = rng.standard_normal(sub.shape, dtype=dtype)
-                draw *= sigma
+                draw = scaled_rows(draw, sigma)
                 if mu:
                     draw += mu
                 if idx is None or isinstance(idx, (int, slice)):
@@ -492,7 +545,7 @@ class BatchBuilder:
 
         def noise(view: np.ndarray) -> np.ndarray:
             draw = rng.standard_normal(view.shape, dtype=dtype)
-            draw *= sigma
+            draw = scaled_rows(draw, sigma)
             if mu:
                 draw += mu
             return draw
@@ -505,7 +558,7 @@ class BatchBuilder:
                 cell = ob.shape[2:] if idx is None else ob[0, 0][..., idx].shape
                 if isinstance(rng, RowGenerators):  # each row draws its own period length
                     draw = rng.standard_normal_ragged(np.maximum(end - start, 0), cell, dtype)
-                    draw *= sigma
+                    draw = scaled_rows(draw, sigma)
                     if mu:
                         draw += mu
                 else:

@@ -17,7 +17,9 @@ __all__ = [
     "WhereArg",
     "as_period_list",
     "fit_value",
+    "per_row",
     "resolve_where",
+    "scaled_rows",
 ]
 
 PeriodArg: TypeAlias = str | Sequence[str] | None
@@ -131,3 +133,23 @@ def fit_value(
         f"{what}: a value of shape {arr.shape} does not broadcast to B={n} trials x "
         f"L={steps} steps x dims={cell}; valid shapes: {form}"
     )
+
+
+def per_row(values: np.ndarray, n: int, name: str) -> np.ndarray:
+    """``values`` as ``(n,)``: one per trial of a batch of ``n``."""
+    if values.shape == (n,):
+        return values
+    if values.shape == (1,):
+        return np.broadcast_to(values, (n,))
+    raise ValueError(
+        f"{name} must be one number or one per trial (shape ({n},)), got shape {values.shape}"
+    )
+
+
+def scaled_rows(draw: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
+    """``draw * sigma`` in place, ``sigma`` a number or one value per row (first axis)."""
+    if isinstance(sigma, np.ndarray):
+        draw *= sigma.astype(draw.dtype).reshape(-1, *([1] * (draw.ndim - 1)))
+    else:
+        draw *= sigma
+    return draw

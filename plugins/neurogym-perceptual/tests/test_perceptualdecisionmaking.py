@@ -408,7 +408,9 @@ class TestPulseDecisionMaking:
         single = env.new_trial(ground_truth=0)
         assert single["ground_truth"] == 0
         assert env.gt[-1] == 1
-        with pytest.raises(ValueError, match="ground_truth must be 0 or 1"):
+        with pytest.raises(
+            ValueError, match=r"^ground_truth must hold ints in \[0, 1\], got \[2\]$"
+        ):
             env.new_trial(ground_truth=2)
 
     def test_forced_pulses_drive_observations_and_gt(self):
@@ -426,7 +428,11 @@ class TestPulseDecisionMaking:
         batch = env.new_trials(2, pulse1=per_trial, pulse2=np.array([pulse1, pulse2]))
         np.testing.assert_array_equal(batch.trial["ground_truth"], [1, 0])
         np.testing.assert_array_equal(batch.ob[:, cue_steps, 1], per_trial)
-        with pytest.raises(ValueError, match=r"pulse1 must have shape \(6,\) or \(2, 6\)"):
+        message = (
+            r"^forced pulse1 must have shape \(6,\) \(one value for every trial\) or \(2, 6\) "
+            r"\(one per trial of this batch of 2\), got shape \(2,\)$"
+        )
+        with pytest.raises(ValueError, match=message):
             env.new_trials(2, pulse1=[1, 0])
 
     def test_determinism(self):

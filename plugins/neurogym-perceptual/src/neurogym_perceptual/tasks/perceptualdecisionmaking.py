@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, StandardDecision, spaces
+from neurogym import BatchBuilder, StandardDecision, spaces, validate
 
 __all__ = [
     "PerceptualDecisionMaking",
@@ -232,11 +232,7 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
         signed = np.where(ground_truth[:, None] == self.choices[None, :], 1.0, -1.0)
         evidence = (1 + signed * (coh[:, None] / 100)) / 2
         b.set_ob(np.concatenate([np.ones((b.n, 1)), evidence], axis=1), "stimulus")
-        start, end = b.period_steps("stimulus")
-        longest = int(np.max(np.asarray(end) - np.asarray(start)))
-        if longest > 0:
-            noise = b.rng.standard_normal((b.n, longest, 2)) * sigma.reshape(-1, 1, 1)
-            b.add_ob(noise, "stimulus", where=[1, 2], per_step=True)
+        b.add_randn(0, sigma, "stimulus", where=[1, 2])
         b.set_groundtruth(ground_truth, "decision")
         return {}
 
@@ -332,18 +328,21 @@ class PulseDecisionMaking(ngym.TrialEnv):
         self.action_space = spaces.Discrete(3, name={"fixation": 0, "choice": [1, 2]})
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
-        pulses, drawn = self._pulses(b, kwargs)
+        swap = b.rng.random(b.n) < 0.5  # which channel gets which pulse probability
+        probs = np.where(swap[:, None], self.p_pulse[::-1], self.p_pulse)
+        pulses = (b.rng.random((b.n, 2, self.n_bin)) < probs[:, :, None]).astype(float)
+        trains = [b.forced(name, (self.n_bin,)) for name in ("pulse1", "pulse2")]
+        for channel, train in enumerate(trains):
+            if train is not None:
+                pulses[:, channel] = train
         counts = pulses.sum(axis=2)
         jitter = -0.1 + 0.2 * b.rng.random(b.n)  # U(-0.1, 0.1): breaks ties at random
         ground_truth = (counts[:, 0] < counts[:, 1] + jitter).astype(np.int64)
-        if "ground_truth" in kwargs:
-            forced = b.set_param("ground_truth", kwargs["ground_truth"])
-            if not np.all(np.isin(forced, self.choices)):
-                raise ValueError(f"ground_truth must be 0 or 1 (a choice index), got {forced!r}")
-            forced = forced.astype(np.int64)
-            if drawn:  # swapping the channels flips the answer unless the counts tie
-                swap = (forced != ground_truth)[:, None, None]
-                pulses = np.where(swap, pulses[:, ::-1], pulses)
+        forced = b.forced("ground_truth")
+        if forced is not None:
+            forced = validate.integers_in_range(forced, "ground_truth", 0, 1)
+            if all(train is None for train in trains):  # a swap flips the answer, unless tied
+                pulses = np.where((forced != ground_truth)[:, None, None], pulses[:, ::-1], pulses)
             ground_truth = forced
         b.set_param("ground_truth", ground_truth)
         b.set_param("pulse1", pulses[:, 0])
@@ -355,28 +354,6 @@ class PulseDecisionMaking(ngym.TrialEnv):
         b.set_ob(0, "decision")
         b.set_groundtruth(ground_truth, "decision", where="choice")
         return {}
-
-    def _pulses(self, b: BatchBuilder, kwargs: dict[str, Any]) -> tuple[np.ndarray, bool]:
-        """Pulse trains ``(B, 2, n_bin)`` and whether they were drawn (not forced)."""
-        swap = b.rng.random(b.n) < 0.5
-        probs = np.where(swap[:, None], self.p_pulse[::-1], self.p_pulse)
-        pulses = (b.rng.random((b.n, 2, self.n_bin)) < probs[:, :, None]).astype(float)
-        forced = [name for name in ("pulse1", "pulse2") if name in kwargs]
-        for name in forced:
-            pulses[:, int(name[-1]) - 1] = self._forced_train(name, kwargs[name], b.n)
-        return pulses, not forced
-
-    def _forced_train(self, name: str, value: Any, n: int) -> np.ndarray:
-        """A forced pulse train as ``(n, n_bin)`` floats; ValueError on a wrong shape."""
-        arr = np.asarray(value, dtype=float)
-        if arr.shape == (self.n_bin,):
-            return np.broadcast_to(arr, (n, self.n_bin))
-        if arr.shape == (n, self.n_bin):
-            return arr
-        raise ValueError(
-            f"{name} must have shape ({self.n_bin},) or ({n}, {self.n_bin}) for a batch of "
-            f"{n}, got {arr.shape}"
-        )
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         reward = 0.0
