@@ -18,6 +18,7 @@ CHECKS = (
     "named_dims",
     "metadata",
     "batch",
+    "supervised_data",
 )
 
 
@@ -210,6 +211,8 @@ def test_an_ob_array_of_the_wrong_dtype_fails():
 
 
 class NoMetadata(TrialEnv):
+    has_groundtruth = False
+
     def __init__(self):
         super().__init__()
         self.timing = {"a": 100}
@@ -370,3 +373,134 @@ def test_several_failures_are_all_listed():
     names, error = failures_of(Everything(), steps=100)
     assert {"determinism", "metadata"} <= set(names)
     assert f"failed {len(names)} conformance check(s)" in str(error)
+
+
+# ============================================================ supervised-data contract
+class NoTarget(Good):
+    """A Good task whose trials set no ground truth, but which does not say so."""
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus", "decision"])
+        b.add_ob(1, ["fixation", "stimulus"], "fixation")
+        return {}
+
+    def _step(self, action):
+        return self.ob_now, 0.0, False, False, {"new_trial": False}
+
+
+class DeclaredNoTarget(NoTarget):
+    """The same, declared."""
+
+    has_groundtruth = False
+
+
+def test_a_task_without_ground_truth_must_declare_it():
+    names, error = failures_of(NoTarget(), steps=50)
+    assert names == ["supervised_data"]
+    assert error.failures == [
+        "supervised_data: AssertionError: NoTarget declares has_groundtruth = True but its "
+        "trials set no ground truth (set_groundtruth); declare has_groundtruth = False"
+    ]
+    check_task(DeclaredNoTarget(), steps=50)
+
+
+def test_batches_of_a_task_without_ground_truth_raise():
+    from neurogym import Dataset, batch
+
+    message = (
+        "neurogym.batch needs supervised targets, but DeclaredNoTarget declares "
+        "has_groundtruth = False"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        batch(DeclaredNoTarget(), 4, seed=0)
+    with pytest.raises(ValueError, match=r"^neurogym.Dataset needs supervised targets"):
+        Dataset(DeclaredNoTarget(), batch_size=2, seq_len=10)
+
+
+class Hand(Good):
+    """Dim 'extra' shows where the agent's last action moved a hand."""
+
+    def __init__(self, dt=100):
+        super().__init__(dt=dt)
+        self.observation_space = spaces.Box(
+            -np.inf, np.inf, shape=(4,), name={"fixation": 0, "stimulus": [1, 2], "hand": 3}
+        )
+
+    def post_step(self, ob, reward, terminated, truncated, info):
+        ob = ob.copy()
+        ob[3] = float(self._last_action)
+        return ob, reward, terminated, truncated, info
+
+    def step(self, action):
+        self._last_action = action
+        return super().step(action)
+
+    def reset(self, *, seed=None, options=None):
+        self._last_action = 0
+        return super().reset(seed=seed, options=options)
+
+
+class DeclaredHand(Hand):
+    """Hand, declared."""
+
+    agent_dependent_dims = ("hand",)
+
+
+class MisnamedHand(Hand):
+    """Hand, declared under a dim name its space does not have."""
+
+    agent_dependent_dims = ("hands",)
+
+
+def test_agent_dependent_dims_must_be_declared_by_name():
+    names, error = failures_of(Hand(), steps=50)
+    assert names == ["supervised_data"]
+    assert error.failures == [
+        "supervised_data: AssertionError: Hand's observation dims [3] depend on the agent's "
+        "actions within a trial; list them (by name) in agent_dependent_dims"
+    ]
+    _, error = failures_of(MisnamedHand(), steps=50)
+    assert "agent_dependent_dims names ['hands'], which are not named dims" in str(error)
+    check_task(DeclaredHand(), steps=50)
+
+
+class Counting(Good):
+    """Its stimulus shows how many trials came before: cross-trial state."""
+
+    def reset(self, *, seed=None, options=None):
+        self.count = 0
+        return super().reset(seed=seed, options=options)
+
+    def _new_trials(self, b, **kwargs):
+        super()._new_trials(b, **kwargs)
+        count = getattr(self, "count", 0)
+        shown = (count + np.arange(b.n, dtype=float))[:, None] * np.ones(2)
+        b.add_ob(shown, "stimulus", "stimulus")
+        self.count = count + b.n
+        return {}
+
+
+class DeclaredCounting(Counting):
+    """Counting, declared."""
+
+    cross_trial_state = True
+
+
+class PrefetchingCounting(DeclaredCounting):
+    """Counting, declared, but prefetching (which would generate trials out of order)."""
+
+    prefetch = 8
+
+
+def test_cross_trial_state_must_be_declared_and_forbids_prefetch():
+    names, error = failures_of(Counting(), steps=50)
+    assert names == ["supervised_data"]
+    assert error.failures == [
+        "supervised_data: AssertionError: Counting's trials depend on earlier trials, not only "
+        "on its generator's state; declare cross_trial_state = True (and keep prefetch = 1)"
+    ]
+    check_task(DeclaredCounting(), steps=50)
+    _, error = failures_of(PrefetchingCounting(), steps=50)
+    assert "declares cross_trial_state = True, so it must not prefetch trials (prefetch = 8)" in (
+        str(error)
+    )

@@ -79,6 +79,15 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     :mod:`neurogym._prefetch`); tasks whose generation keeps no cross-trial state opt in."""
     rule: StandardDecision | None = None
     """The declarative step rule; a class attribute, or set per instance in ``__init__``."""
+    # The supervised-data contract (neurogym._contract; check_task verifies it):
+    has_groundtruth: bool = True
+    """Trials define a target action; if False, ``neurogym.batch``/``Dataset`` raise (RL only)."""
+    agent_dependent_dims: tuple[str, ...] = ()
+    """Named observation dims that stepping writes from the agent's actions (``post_step``);
+    batches hold them as the trial builder wrote them."""
+    cross_trial_state: bool = False
+    """Trial generation depends on earlier trials (curricula, blocks): batches are consecutive
+    trials of one env, and the task must not prefetch."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

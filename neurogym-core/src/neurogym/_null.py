@@ -42,6 +42,8 @@ class Null(TrialEnv):
     observation space (upstream returned the int 0).
     """
 
+    has_groundtruth = False  # nothing to learn: supervised batches raise
+
     def __init__(self, dt: float = 100) -> None:
         super().__init__(dt=dt)
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(1,), dtype=np.float32)

@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from neurogym._builder import TrialBatch
+from neurogym._contract import require_groundtruth
 from neurogym._env import TrialEnv
 from neurogym.data import batch_source, resolve_env, to_torch
 
@@ -148,6 +149,7 @@ class Dataset:
         self._source = batch_source(self.env)
         task = self.env.unwrapped
         assert isinstance(task, TrialEnv)
+        require_groundtruth(task, "neurogym.Dataset")
         self.task = task
         if int(batch_size) < 1:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")

@@ -24,6 +24,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from neurogym._builder import TrialBatch
+from neurogym._contract import require_groundtruth
 from neurogym._env import TrialEnv
 
 if TYPE_CHECKING:
@@ -219,6 +220,11 @@ def batch(
 ) -> TrainingBatch:
     """``n`` complete trials in one vectorised pass, padded to the longest.
 
+    What the batch holds follows the task's supervised-data declaration (architecture §9.6):
+    a task with ``has_groundtruth = False`` raises; ``agent_dependent_dims`` hold what the
+    trial builder wrote (the state before any action); with ``cross_trial_state`` the ``n``
+    trials are consecutive trials of the env, advancing its state in order.
+
     Example::
 
         x, y, mask, params = neurogym.batch("PerceptualDecisionMaking-v0", 256, seed=0)
@@ -239,11 +245,15 @@ def batch(
 
     Returns:
         A :class:`TrainingBatch`.
+
+    Raises:
+        ValueError: If the task declares no ground truth (``has_groundtruth = False``).
     """
     made = resolve_env(env, env_kwargs, copy=False)
     source = batch_source(made)
     task = made.unwrapped
     assert isinstance(task, TrialEnv)
+    require_groundtruth(task, "neurogym.batch")
     rng = generator_for(seed)
     if rng is None and isinstance(env, str):
         rng = seeding.np_random()[0]

@@ -222,6 +222,11 @@ class _Checker:
                 f"entry point {spec.entry_point} makes {cls.__module__}.{cls.__name__}"
             )
 
+    def supervised_data(self) -> None:
+        from neurogym._contract import check_declaration
+
+        check_declaration(self.factory, self.steps)
+
     def batch(self) -> None:
         env = self.factory()
         task: Any = env.unwrapped
@@ -273,7 +278,9 @@ def check_task(env_or_id: str | gym.Env[Any, Any], *, steps: int = 600, **kwargs
     ``reset(seed)`` determinism over several trials with identical actions; a pickle round trip;
     observations inside the observation space and ``info["gt"]`` inside the action space over
     many steps and trials; ob/gt arrays consistent with the periods; named dims in range;
-    metadata complete (paper name and link, tags, docstring) and, for an id, taken from its
+    the supervised-data declaration (``has_groundtruth``, ``agent_dependent_dims``,
+    ``cross_trial_state``) true; metadata complete (paper name and link, tags, docstring)
+    and, for an id, taken from its
     :class:`~neurogym.TaskSpec` without the class restating it; batches consistent with single
     trials.
 
@@ -313,6 +320,7 @@ def check_task(env_or_id: str | gym.Env[Any, Any], *, steps: int = 600, **kwargs
         "named_dims",
         "metadata",
         "batch",
+        "supervised_data",
     ):
         checker.run(name, getattr(checker, name))
     if checker.failures:

@@ -215,6 +215,8 @@ class AnnubesEnv(ngym.TrialEnv):
     * Standard forced kwargs; trials are generated batch-natively.
     """
 
+    cross_trial_state = True  # sequential_count carries over from trial to trial
+
     def __init__(
         self,
         session: Mapping[str | tuple[str, ...], float] | None = None,

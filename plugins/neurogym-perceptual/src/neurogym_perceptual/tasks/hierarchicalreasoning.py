@@ -98,6 +98,8 @@ class HierarchicalReasoning(ngym.TrialEnv):
       trial was generated).
     """
 
+    cross_trial_state = True  # the rule blocks run on across trials
+
     def __init__(
         self,
         dt: float = 100,
