@@ -1,0 +1,135 @@
+"""Trial variables of a :class:`~neurogym.BatchBuilder`: drawn, forced or derived, per trial.
+
+A mixin of ``BatchBuilder`` (kept apart so each module stays small): every method returns one
+value per trial, ``(B, ...)``, and records it in the trial dict; values forced through the
+builder's kwargs win over draws.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TrialVariables"]
+
+
+class TrialVariables:
+    """The trial-variable verbs; the builder provides ``n``, ``kwargs``, ``trial`` and ``rng``."""
+
+    n: int
+    kwargs: dict[str, Any]
+    trial: dict[str, Any]
+    rng: np.random.Generator
+
+    def _per_trial(self, value: Any) -> np.ndarray:
+        """``value`` with a leading batch axis (added when missing)."""
+        arr = np.asarray(value)
+        if arr.ndim and arr.shape[0] == self.n:
+            return arr
+        return arr[None] if self.n == 1 else np.broadcast_to(arr, (self.n, *arr.shape))
+
+    def _forced(self, name: str) -> np.ndarray | None:
+        if name not in self.kwargs:
+            return None
+        value = self._per_trial(self.kwargs[name])
+        self.trial[name] = value
+        return value
+
+    def forced(self, name: str, shape: tuple[int, ...] = ()) -> np.ndarray | None:
+        """The value forced for trial variable ``name``, as ``(B, *shape)``, or None.
+
+        A forced value is a kwarg of ``new_trial``/``new_trials`` (or of ``neurogym.batch``):
+        one value of shape ``shape`` for every trial, or one per trial, ``(B, *shape)``. It is
+        recorded in the trial dict. Use it for trial variables that are not drawn by
+        :meth:`choice` or :meth:`uniform` (which honour forced values themselves).
+
+        Args:
+            name: Trial-dict key, e.g. ``"pulse1"``.
+            shape: Shape of one trial's value; ``()`` for a scalar.
+
+        Returns:
+            The forced values, or None if ``name`` was not forced.
+
+        Raises:
+            ValueError: If the forced value has neither shape ``shape`` nor ``(B, *shape)``.
+        """
+        if name not in self.kwargs:
+            return None
+        value = np.asarray(self.kwargs[name])
+        shape = tuple(shape)
+        if value.shape == shape:
+            out = value[None] if self.n == 1 else np.broadcast_to(value, (self.n, *shape))
+        elif value.shape == (self.n, *shape):
+            out = value
+        else:
+            raise ValueError(
+                f"forced {name} must have shape {shape} (one value for every trial) or "
+                f"{(self.n, *shape)} (one per trial of this batch of {self.n}), got shape "
+                f"{value.shape}"
+            )
+        self.trial[name] = out
+        return out
+
+    def choice(self, name: str, options: Sequence[Any] | np.ndarray, p: Any = None) -> np.ndarray:
+        """Draws trial variable ``name`` uniformly (or with probabilities ``p``) from options.
+
+        A forced value in the builder's kwargs wins. The result is recorded in the trial dict.
+
+        Args:
+            name: Trial-dict key, e.g. ``"ground_truth"``.
+            options: The values to choose from.
+            p: Optional probabilities, one per option.
+
+        Returns:
+            An array of shape ``(B,)`` (or ``(B, *option_shape)``).
+        """
+        forced = self._forced(name) if name in self.kwargs else None
+        if forced is not None:
+            return forced
+        values = options if type(options) is np.ndarray else np.asarray(options)
+        if values.shape[0] == 0:
+            raise ValueError(f"trial variable {name!r}: no options to choose from")
+        if p is None and self.n == 1:
+            # The same draw as ``rng.random(1)``, without the array round trip.
+            i = int(self.rng.random() * values.shape[0])
+            one: np.ndarray = values[i : i + 1].copy()
+            self.trial[name] = one
+            return one
+        if p is None:
+            idx = (self.rng.random(self.n) * values.shape[0]).astype(np.intp)
+        else:
+            cdf = np.cumsum(np.asarray(p, dtype=float))
+            if cdf.shape[0] != values.shape[0] or not math.isclose(cdf[-1], 1.0, abs_tol=1e-6):
+                raise ValueError(
+                    f"trial variable {name!r}: p must have one probability per option "
+                    f"({values.shape[0]}) summing to 1, got {p!r}"
+                )
+            idx = np.minimum(
+                np.searchsorted(cdf, self.rng.random(self.n) * cdf[-1], side="right"),
+                values.shape[0] - 1,
+            )
+        out: np.ndarray = values[idx]
+        self.trial[name] = out
+        return out
+
+    def uniform(self, name: str, low: float, high: float) -> np.ndarray:
+        """Draws trial variable ``name`` uniformly on ``[low, high)`` (forced value wins)."""
+        forced = self._forced(name) if name in self.kwargs else None
+        if forced is not None:
+            return forced
+        if self.n == 1:
+            out = np.array([low + self.rng.random() * (high - low)])
+            self.trial[name] = out
+            return out
+        out = low + self.rng.random(self.n) * (high - low)
+        self.trial[name] = out
+        return out
+
+    def set_param(self, name: str, value: Any) -> np.ndarray:
+        """Records a derived trial variable (scalar or ``(B, ...)``) in the trial dict."""
+        arr = self._per_trial(value)
+        self.trial[name] = arr
+        return arr
