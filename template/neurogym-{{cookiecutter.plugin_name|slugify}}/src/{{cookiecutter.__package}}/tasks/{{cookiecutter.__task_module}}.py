@@ -7,7 +7,7 @@ from typing import Any
 
 import neurogym as ngym
 import numpy as np
-from neurogym import BatchBuilder, StandardDecision, spaces
+from neurogym import BatchBuilder, StandardDecision, spaces, validate
 
 __all__ = ["{{ cookiecutter.task_class }}"]
 
@@ -84,8 +84,10 @@ class {{ cookiecutter.task_class }}(ngym.TrialEnv):
         abort: bool = False,
     ) -> None:
         super().__init__(dt=dt)
-        self.cohs = np.asarray(DEFAULT_COHS if cohs is None else cohs, dtype=float)
-        self.sigma = sigma / np.sqrt(self.dt)
+        # neurogym.validate checks arguments with messages naming the argument and the value.
+        cohs = DEFAULT_COHS if cohs is None else cohs
+        self.cohs = np.array([validate.number(c, "cohs[]", minimum=0) for c in cohs])
+        self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
         if rewards:
             self.rewards.update(rewards)
