@@ -108,19 +108,15 @@ def typecheck(session: nox.Session) -> None:
 def bake_template(session: nox.Session, *answers: str) -> Path:
     """Bake the plugin template with ``neurogym new --no-input`` into the session's tmp dir.
 
-    Cookiecutter's replay files go to the tmp dir too, never to the home directory.
+    ``neurogym new`` keeps cookiecutter's replay files out of the home directory itself.
 
     Returns:
         The baked project directory.
     """
-    tmp = Path(session.create_tmp())
-    out = tmp / "template"
+    out = Path(session.create_tmp()) / "template"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir()
-    config = tmp / "cookiecutter.yaml"
-    config.write_text(f"replay_dir: {tmp / 'cookiecutter-replay'}\n", encoding="utf-8")
-    new = ["neurogym", "new", "--no-input", "--output-dir", str(out), *answers]
-    session.run(*new, env={"COOKIECUTTER_CONFIG": str(config)})
+    session.run("neurogym", "new", "--no-input", "--output-dir", str(out), *answers)
     (project,) = out.iterdir()
     return project
 
@@ -134,15 +130,7 @@ def template(session: nox.Session) -> None:
     """
     session.install(*nox.project.dependency_groups(PYPROJECT, "integration"))
     install_editable(session)
-    tmp = Path(session.create_tmp())
-    out = tmp / "template"
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir()
-    config = tmp / "cookiecutter.yaml"  # keeps cookiecutter's replay files out of $HOME
-    config.write_text(f"replay_dir: {tmp / 'cookiecutter-replay'}\n", encoding="utf-8")
-    new = ["neurogym", "new", "--no-input", "--output-dir", str(out), *session.posargs]
-    session.run(*new, env={"COOKIECUTTER_CONFIG": str(config)})
-    (project,) = out.iterdir()
+    project = bake_template(session, *session.posargs)
     session.install("-e", str(project))
     # Named one by one: ruff skips files found by walking a directory under .nox/.
     files = sorted(path.relative_to(project).as_posix() for path in project.rglob("*.py"))

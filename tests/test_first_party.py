@@ -42,3 +42,17 @@ def test_rows_are_unique():
     tasks = [task.lower() for row in FIRST_PARTY for task in row.tasks]
     assert len(set(plugins)) == len(plugins)
     assert len(set(tasks)) == len(tasks)
+
+
+def test_the_template_reserves_exactly_the_first_party_plugin_names():
+    import ast
+
+    hook = (ROOT / "template" / "hooks" / "pre_gen_project.py").read_text(encoding="utf-8")
+    (assignment,) = [
+        node
+        for node in ast.parse(hook.replace("{{", "{").replace("}}", "}")).body
+        if isinstance(node, ast.Assign)
+        and any(getattr(t, "id", None) == "RESERVED_PLUGIN_NAMES" for t in node.targets)
+    ]
+    reserved = ast.literal_eval(assignment.value)
+    assert reserved == tuple(row.plugin for row in FIRST_PARTY)

@@ -294,3 +294,104 @@ def test_new_refuses_to_overwrite(capsys, tmp_path, cookiecutter_home):
     assert code == 1
     assert err.startswith("neurogym new: nothing was created: ")
     assert "already exists" in err
+
+
+# --------------------------------------------------------------- new: answers are literal text
+PAYLOAD = "{{ cycler.__init__.__globals__.os.system('touch {marker}') }}"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """An empty home directory, so a test can assert nothing was written there."""
+    path = tmp_path / "home"
+    path.mkdir()
+    monkeypatch.setenv("HOME", str(path))
+    monkeypatch.delenv("COOKIECUTTER_CONFIG", raising=False)
+    return path
+
+
+@pytest.mark.parametrize("key", ["author", "description", "tags", "plugin_name"])
+def test_new_never_evaluates_an_answer(capsys, tmp_path, home, key):
+    marker = tmp_path / "X"
+    payload = PAYLOAD.replace("{marker}", str(marker))
+    code, out, err = run(
+        capsys, "new", "--no-input", "-o", str(tmp_path / "out"), f"{key}={payload}"
+    )
+    assert (code, out) == (2, "")
+    assert err == (
+        f"neurogym new: error: {key}={payload!r} holds template syntax ('{{{{'); answers are "
+        "literal text and are never evaluated, so remove it\n"
+    )
+    assert not marker.exists()
+    assert not (tmp_path / "out").exists()
+    assert list(home.iterdir()) == []
+
+
+def test_plain_cookiecutter_never_evaluates_an_answer(tmp_path, home):
+    cookiecutter_main = pytest.importorskip("cookiecutter.main")
+    marker = tmp_path / "X"
+    out = tmp_path / "out"
+    for answer in (
+        PAYLOAD.replace("{marker}", str(marker)),
+        "{{ 7*7 }}",
+        "{% if 1 %}x{% endif %}",
+    ):
+        with pytest.raises(ValueError, match=r"answers are literal text"):
+            cookiecutter_main.cookiecutter(
+                str(cli.template_dir()),
+                no_input=True,
+                extra_context={"author": answer},
+                output_dir=str(out),
+            )
+    assert not marker.exists()
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_new_writes_nothing_to_the_home_directory(capsys, tmp_path, home):
+    pytest.importorskip("cookiecutter")
+    code, _, err = run(capsys, "new", "--no-input", "-o", str(tmp_path), "author={7*7}")
+    assert (code, err) == (0, "")
+    pyproject = (tmp_path / "neurogym-mylab" / "pyproject.toml").read_text()
+    assert 'name = "{7*7}"' in pyproject  # literal text, not 49
+    assert list(home.iterdir()) == []
+    code, _, _ = run(
+        capsys, "new", "--no-input", "-o", str(tmp_path / "bad"), "namespace=neurogym"
+    )
+    assert code == 1
+    assert list(home.iterdir()) == []
+
+
+def test_a_failed_new_leaves_no_output_directory(capfd, tmp_path, home):
+    pytest.importorskip("cookiecutter")
+    out = tmp_path / "a" / "b"
+    code = cli.main(["new", "--no-input", "-o", str(out), "plugin_name=core"])
+    assert code == 1
+    assert not (tmp_path / "a").exists() or not out.exists()
+    assert not out.exists()
+
+
+def test_new_with_output_dir_a_file_is_a_usage_error(capsys, tmp_path, home):
+    target = tmp_path / "afile"
+    target.write_text("")
+    code, out, err = run(capsys, "new", "--no-input", "-o", str(target))
+    assert (code, out) == (2, "")
+    assert err == f"neurogym new: error: --output-dir {str(target)!r} is a file, not a directory\n"
+
+
+def test_new_at_end_of_input_is_a_usage_error(tmp_path, home):
+    pytest.importorskip("cookiecutter")
+    done = subprocess.run(
+        [sys.executable, "-m", "neurogym", "new", "-o", str(tmp_path / "out")],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "neurogym new: error: nothing was created: the input ended before every question was "
+        "answered (pass --no-input to take the defaults, or KEY=VALUE answers)\n"
+    )
+    assert "Traceback" not in done.stdout
+    assert not (tmp_path / "out").exists()
+    assert list(home.iterdir()) == []

@@ -22,7 +22,9 @@ import inspect
 import json
 import logging
 import os
+import shutil
 import sys
+import tempfile
 import time
 import tomllib
 import warnings
@@ -213,6 +215,9 @@ def _questions(template: Path) -> dict[str, Any]:
     return {key: value for key, value in context.items() if not key.startswith("_")}
 
 
+_TEMPLATE_SYNTAX = ("{{", "{%", "{#")
+
+
 def _parse_answers(items: Sequence[str], questions: dict[str, Any]) -> dict[str, str]:
     answers: dict[str, str] = {}
     for item in items:
@@ -221,6 +226,12 @@ def _parse_answers(items: Sequence[str], questions: dict[str, Any]) -> dict[str,
             raise UsageError(f"answers are KEY=VALUE, got {item!r}")
         if key not in questions:
             raise UsageError(f"unknown question {key!r}; the questions are {', '.join(questions)}")
+        syntax = [opener for opener in _TEMPLATE_SYNTAX if opener in value]
+        if syntax:
+            raise UsageError(
+                f"{key}={value!r} holds template syntax ({', '.join(map(repr, syntax))}); "
+                "answers are literal text and are never evaluated, so remove it"
+            )
         choices = questions[key]
         if isinstance(choices, list) and value not in choices:
             raise UsageError(f"{key} must be one of {', '.join(choices)}; got {value!r}")
@@ -267,25 +278,63 @@ def _plugin_names(project: Path) -> list[str]:
     return []
 
 
+@contextlib.contextmanager
+def _private_cookiecutter_config() -> Iterator[str]:
+    """A cookiecutter config whose replay and clone dirs are temporary (never the home dir).
+
+    It also keeps a user's ``~/.cookiecutterrc`` (and its ``default_context``) out of the bake.
+    """
+    with tempfile.TemporaryDirectory(prefix="neurogym-new-") as tmp:
+        config = Path(tmp) / "cookiecutter.yaml"
+        config.write_text(
+            f"replay_dir: {json.dumps(str(Path(tmp) / 'replay'))}\n"
+            f"cookiecutters_dir: {json.dumps(str(Path(tmp) / 'clones'))}\n",
+            encoding="utf-8",
+        )
+        yield str(config)
+
+
+def _checked_output_dir(output_dir: Path) -> bool:
+    """Whether ``output_dir`` exists already; a UsageError if it is not a directory."""
+    if output_dir.exists() and not output_dir.is_dir():
+        raise UsageError(f"--output-dir {str(output_dir)!r} is a file, not a directory")
+    return output_dir.exists()
+
+
 def cmd_new(args: argparse.Namespace) -> int:
-    """Bake the plugin template with cookiecutter (prompting unless ``--no-input``)."""
+    """Bake the plugin template with cookiecutter (prompting unless ``--no-input``).
+
+    Answers are literal text: template syntax in one is an error, never evaluated. Nothing is
+    written to the home directory, and a failed run leaves nothing behind.
+    """
     template = template_dir()
     answers = _parse_answers(args.answers, _questions(template))
+    existed = _checked_output_dir(args.output_dir)
     bake, cookiecutter_error, hook_failed = _cookiecutter()
     try:
-        with _quiet_cookiecutter_log():
+        with _quiet_cookiecutter_log(), _private_cookiecutter_config() as config:
             project = Path(
                 bake(
                     str(template),
                     no_input=args.no_input,
                     extra_context=answers,
                     output_dir=str(args.output_dir),
+                    config_file=config,
                 )
             )
-    except hook_failed:
-        raise CommandError("nothing was created: the answers above were rejected") from None
-    except cookiecutter_error as exc:
-        raise CommandError(f"nothing was created: {exc}") from None
+    except BaseException as exc:
+        if not existed:  # cookiecutter made it: leave nothing behind
+            shutil.rmtree(args.output_dir, ignore_errors=True)
+        if isinstance(exc, hook_failed):
+            raise CommandError("nothing was created: the answers above were rejected") from None
+        if isinstance(exc, EOFError):
+            raise UsageError(
+                "nothing was created: the input ended before every question was answered "
+                "(pass --no-input to take the defaults, or KEY=VALUE answers)"
+            ) from None
+        if isinstance(exc, cookiecutter_error | ValueError):
+            raise CommandError(f"nothing was created: {exc}") from None
+        raise
     shown = _shown(project)
     print(f"Created {shown} (from the template in {template})\n\nNext steps:")
     print(f"  pip install -e {shown} pytest")
