@@ -743,9 +743,9 @@ def test_subclass_metadata_gets_render_modes_without_losing_keys():
     assert Meta.metadata == {"render_modes": [], "paper_name": "p", "tags": ["a"]}
 
 
-@pytest.mark.parametrize("dt", [0, -10, True, "100", None])
+@pytest.mark.parametrize("dt", [0, -10, True, "100", None, float("inf"), float("nan")])
 def test_dt_must_be_a_positive_number(dt):
-    with pytest.raises(ValueError, match="dt must be a positive number of ms"):
+    with pytest.raises(ValueError, match=rf"^dt must be a finite number of ms > 0, got {dt!r}$"):
         Go(dt=dt)
 
 

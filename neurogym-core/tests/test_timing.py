@@ -278,7 +278,7 @@ BAD_SPECS = [
     (True, TypeError, "invalid timing spec True"),
     ({"a": 1}, TypeError, "invalid timing spec {'a': 1}"),
     ([], TypeError, "invalid timing spec []"),
-    (-100, ValueError, "durations are numbers >= 0 ms, got -100"),
+    (-100, ValueError, "durations are finite numbers >= 0 ms, got -100"),
     (float("nan"), ValueError, "got nan"),
     ([100, "a"], TypeError, "expected a number, got 'a'"),
     ([100, -5], ValueError, "got -5"),
@@ -447,3 +447,69 @@ def test_timingdict_in_place_union_validates_and_updates_specs():
     assert timing.spec("stimulus").args == (800.0,)
     with pytest.raises(TypeError, match=re.escape("timing['stimulus']")):
         timing |= {"stimulus": "bad"}
+
+
+# ------------------------------------------------------- durations: finite, bounded in steps
+class _Decide(TrialEnv):
+    """Fixation then stimulus, batch-native."""
+
+    def __init__(self, dt=100, timing=None):
+        super().__init__(dt=dt)
+        self.timing = {"fixation": 300, "stimulus": 200}
+        self.timing.update(timing or {})
+        self.observation_space = __import__("neurogym").spaces.Box(-1, 1, (1,))
+        self.action_space = __import__("neurogym").spaces.Discrete(2)
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus"])
+        b.add_ob(1, "stimulus")
+        return {}
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, ("choice", [100, math.inf])])
+def test_non_finite_durations_raise_at_assignment(value):
+    with pytest.raises(ValueError, match=r"^timing\['stimulus'\]"):
+        _Decide(timing={"stimulus": value})
+
+
+def test_truncated_exponential_may_be_unbounded_above_only():
+    _Decide(timing={"stimulus": ("truncated_exponential", [100, 50, math.inf])})
+    with pytest.raises(ValueError, match=r"the mean and min must be finite"):
+        _Decide(timing={"stimulus": ("truncated_exponential", [math.inf, 50, math.inf])})
+
+
+def test_durations_longer_than_the_step_bound_raise_at_construction():
+    message = (
+        "timing['stimulus'] = 1e+300 lasts up to 1e+300 ms, 1e+298 steps at dt=100 ms; a trial "
+        "has at most 1,000,000 steps (neurogym.timing.MAX_TRIAL_STEPS): use a larger dt or "
+        "shorter periods"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _Decide(timing={"stimulus": 1e300})
+    with pytest.raises(ValueError, match=r"^timing\['fixation'\] = 300 lasts up to 300 ms, "):
+        _Decide(dt=1e-9)
+    env = _Decide()
+    with pytest.raises(ValueError, match=r"1e\+07 steps at dt=100 ms"):
+        env.timing.update(stimulus=("uniform", (0, 1e9)))
+    assert pickle.loads(pickle.dumps(env.timing)).dt == 100
+    assert copy.copy(env.timing).dt == 100
+
+
+def test_a_trial_longer_than_the_step_bound_raises_before_allocating():
+    env = _Decide(timing={"fixation": 60_000_000, "stimulus": 60_000_000})  # 600k steps each
+    with pytest.raises(ValueError, match=r"^a trial of _Decide lasts up to 1\.2e\+08 ms"):
+        env.reset(seed=0)
+
+
+@pytest.mark.parametrize("value", [-5, math.nan, math.inf])
+def test_a_timing_callable_returning_a_bad_duration_raises(value):
+    env = _Decide(timing={"stimulus": lambda: value})
+    with pytest.raises(ValueError, match="durations are finite") as caught:
+        env.reset(seed=0)
+    assert re.fullmatch(
+        r"timing\['stimulus'\] = <function .*> returned (-5\.0|nan|inf); durations are finite "
+        r"numbers >= 0 ms",
+        str(caught.value),
+    )
+    with pytest.raises(ValueError, match=r"^timing\['stimulus'\] = <function"):
+        env.new_trials(4)

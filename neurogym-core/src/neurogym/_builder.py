@@ -33,6 +33,7 @@ from neurogym._trialbatch import (
     scatter_rows,
 )
 from neurogym._variables import TrialVariables
+from neurogym.timing import MAX_TRIAL_STEPS, check_drawn, check_steps
 
 if TYPE_CHECKING:
     from neurogym._env import TrialEnv
@@ -108,6 +109,8 @@ class BatchBuilder(TrialVariables):
                 )
         else:
             sample = spec.sample(self.rng, self.n)
+            if kind == "callable":
+                check_drawn(sample, spec, f"timing[{period!r}]")
             raw = float(sample[0]) if self.n == 1 else sample
         floored = _floor_to_dt(raw, dt)
         if isinstance(raw, float):
@@ -202,11 +205,14 @@ class BatchBuilder(TrialVariables):
 
     @property
     def steps(self) -> int:
-        """Steps of the longest trial ``T``."""
+        """Steps of the longest trial ``T`` (at most :data:`~neurogym.timing.MAX_TRIAL_STEPS`)."""
         tmax = self.tmax_ms
-        if isinstance(tmax, float):
-            return int(_to_steps(tmax, self.dt))
-        return int(np.max(_to_steps(tmax, self.dt)))
+        steps = int(_to_steps(tmax, self.dt)) if isinstance(tmax, float) else None
+        if steps is None:
+            steps = int(np.max(_to_steps(tmax, self.dt)))
+        if steps > MAX_TRIAL_STEPS:
+            check_steps(float(np.max(tmax)), self.dt, f"a trial of {type(self.env).__name__}")
+        return steps
 
     def period_steps(self, name: str) -> tuple[int | np.ndarray, int | np.ndarray]:
         """Start and end step index (end exclusive) of ``name``: ints or ``(B,)`` arrays."""

@@ -9,6 +9,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
+from neurogym._actions import _INT_TYPES, checked_action, discrete_bounds
 from neurogym._api import class_metadata
 from neurogym._authoring import AuthoringMixin
 from neurogym._batching import stack_trials
@@ -97,8 +98,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     def __init__(self, dt: float = 100, r_tmax: float = 0) -> None:
         super().__init__()
         self.metadata = class_metadata(type(self))
-        if not _is_positive_number(dt):
-            raise ValueError(f"dt must be a positive number of ms, got {dt!r}")
+        if not _is_positive_number(dt) or not np.isfinite(dt):
+            raise ValueError(f"dt must be a finite number of ms > 0, got {dt!r}")
         self.dt = dt
         self.r_tmax = r_tmax
         self.t: float = 0
@@ -128,6 +129,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._warned_periods: set[str] = set()
         self.max_episode_steps: int | None = None
         self.trials_per_episode: int | None = None
+        self._action_bounds: tuple[int, int] | None = None  # Discrete bounds, set by reset
+        self._reset_done = False
         self._episode_steps = 0
         self._trials_done = 0
 
@@ -139,7 +142,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
 
     @timing.setter
     def timing(self, value: Any) -> None:
-        self._timing = value if isinstance(value, TimingDict) else TimingDict(value)
+        timing = value if isinstance(value, TimingDict) else TimingDict(value)
+        self._timing = timing.bind(self.dt)
 
     @property
     def rng(self) -> np.random.Generator:
@@ -346,6 +350,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             The first trial's first observation (no hidden step) and an empty info dict.
         """
         super().reset(seed=seed)
+        self._action_bounds = discrete_bounds(self.action_space)
+        self._reset_done = True
         self._pool = None
         self.num_tr = 0
         self.t = 0
@@ -369,7 +375,15 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         return np.full(space.shape or (), fill, dtype=space.dtype)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Advances one ``dt``; see ``docs/architecture.md`` §5 for the exact contract."""
+        """Advances one ``dt``; see ``docs/architecture.md`` §5 for the exact contract.
+
+        Raises:
+            gymnasium.error.ResetNeeded: If the env was never reset.
+            neurogym.errors.InvalidActionError: If ``action_space.contains(action)`` is False.
+        """
+        bounds = self._action_bounds
+        if bounds is None or type(action) not in _INT_TYPES or not bounds[0] <= action < bounds[1]:
+            action = checked_action(self, action)
         ob, reward, terminated, truncated, info = self._step(action)
         new_trial = info.setdefault("new_trial", False)
         t_ind = self.t_ind

@@ -7,10 +7,13 @@ hierarchy still work: an unknown id is a :class:`LookupError`, an ambiguous or d
 
 from __future__ import annotations
 
+import gymnasium.error
+
 __all__ = [
     "AmbiguousTaskError",
     "DuplicateTaskError",
     "DuplicateWrapperError",
+    "InvalidActionError",
     "NeurogymPluginWarning",
     "UnknownTaskError",
     "UnknownWrapperError",
@@ -56,3 +59,11 @@ class UnknownWrapperError(LookupError):
 
 class DuplicateWrapperError(ValueError):
     """A wrapper name is registered twice, or two installed distributions both declare it."""
+
+
+class InvalidActionError(gymnasium.error.InvalidAction, ValueError):
+    """An action the env's action space does not contain (wrong type, shape or range).
+
+    Both gymnasium's ``InvalidAction`` and ``ValueError``; the message names the action and
+    the space.
+    """

@@ -30,6 +30,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 
 __all__ = [
+    "MAX_TRIAL_STEPS",
     "TimingDict",
     "TimingSpec",
     "TruncExp",
@@ -40,6 +41,11 @@ __all__ = [
 Kind: TypeAlias = Literal[
     "constant", "choice", "uniform", "truncated_exponential", "until", "callable"
 ]
+
+MAX_TRIAL_STEPS = 1_000_000
+"""The most steps one trial may have. A period (or trial) that would be longer at the env's
+``dt`` (``timing`` values such as ``1e300``, or ``dt=1e-9``) raises a ``ValueError`` naming it,
+instead of trying to allocate its arrays."""
 
 VALID_FORMS = (
     "a number (constant), a list/tuple of numbers (choice), ('uniform', (low, high)), "
@@ -178,19 +184,40 @@ def _call_timing(func: Callable[..., Any], rng: np.random.Generator) -> float:
     return float(func())
 
 
-def _as_number(value: Any, what: str) -> float:
+def _as_number(value: Any, what: str, *, infinite: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{what}: expected a number, got {value!r}")
     number = float(value)
-    if math.isnan(number) or number < 0:
-        raise ValueError(f"{what}: durations are numbers >= 0 ms, got {value!r}")
+    if math.isnan(number) or number < 0 or (math.isinf(number) and not infinite):
+        raise ValueError(f"{what}: durations are finite numbers >= 0 ms, got {value!r}")
     return number
 
 
-def _numbers(values: Any, what: str) -> tuple[float, ...]:
+def check_drawn(values: Any, spec: TimingSpec, where: str) -> None:
+    """Raises if a callable spec drew a duration that is not a finite number >= 0 ms."""
+    drawn = np.asarray(values, dtype=float)
+    bad = drawn[~(np.isfinite(drawn) & (drawn >= 0))]
+    if bad.size:
+        raise ValueError(
+            f"{where} = {spec.raw!r} returned {float(bad[0])!r}; durations are finite numbers "
+            ">= 0 ms"
+        )
+
+
+def check_steps(longest_ms: float, dt: float, where: str) -> None:
+    """Raises if ``longest_ms`` at step ``dt`` exceeds :data:`MAX_TRIAL_STEPS` steps."""
+    if longest_ms / dt > MAX_TRIAL_STEPS:
+        raise ValueError(
+            f"{where} lasts up to {longest_ms:g} ms, {longest_ms / dt:.3g} steps at dt={dt:g} "
+            f"ms; a trial has at most {MAX_TRIAL_STEPS:,} steps (neurogym.timing."
+            "MAX_TRIAL_STEPS): use a larger dt or shorter periods"
+        )
+
+
+def _numbers(values: Any, what: str, *, infinite: bool = False) -> tuple[float, ...]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise TypeError(f"{what}: expected a list of numbers, got {values!r}")
-    out = tuple(_as_number(v, what) for v in values)
+    out = tuple(_as_number(v, what, infinite=infinite) for v in values)
     if not out:
         raise ValueError(f"{what}: the list of values is empty")
     return out
@@ -213,10 +240,12 @@ def _parse_named(name: str, args: Any, raw: Any, where: str) -> TimingSpec:
             raise ValueError(f"{what}: low {low} is larger than high {high}")
         return TimingSpec("uniform", (low, high), raw=raw)
     if name == "truncated_exponential":
-        values = _numbers(args if isinstance(args, Iterable) else [args], what)
+        values = _numbers(args if isinstance(args, Iterable) else [args], what, infinite=True)
         if not 1 <= len(values) <= 3:
             raise ValueError(f"{what}: expected [mean, min, max], got {args!r}")
         mean, vmin, vmax = (values + (0.0, math.inf)[len(values) - 1 :])[:3]
+        if math.isinf(mean) or math.isinf(vmin):
+            raise ValueError(f"{what}: the mean and min must be finite, got {args!r}")
         if mean <= 0:
             raise ValueError(f"{what}: the mean must be > 0, got {mean}")
         return TimingSpec("truncated_exponential", (mean, vmin, vmax), raw=raw)
@@ -272,14 +301,29 @@ class TimingDict(dict[str, Any]):
         self._parsed: dict[str, TimingSpec] = {}
         self.version = 0
         """Bumped by every change, so caches of sampled trials can tell they are stale."""
+        self.dt: float | None = None
+        """The owning env's step (set by ``TrialEnv``): longer periods than
+        :data:`MAX_TRIAL_STEPS` steps raise when assigned."""
         self.update(*args, **kwargs)
 
     def __setitem__(self, key: str, value: Any) -> None:
         if not isinstance(key, str):
             raise TypeError(f"timing keys are period names (str), got {key!r}")
-        self._parsed[key] = parse_timing(value, where=f"timing[{key!r}]")
+        where = f"timing[{key!r}] = {value!r}"
+        spec = parse_timing(value, where=f"timing[{key!r}]")
+        if self.dt is not None and spec.kind not in ("callable", "until"):
+            _check_longest(spec, self.dt, where)
+        self._parsed[key] = spec
         self.version += 1
         super().__setitem__(key, value)
+
+    def bind(self, dt: float) -> TimingDict:
+        """Checks every entry against ``dt`` (see :data:`MAX_TRIAL_STEPS`), and later ones."""
+        self.dt = dt
+        for key, spec in self._parsed.items():
+            if spec.kind not in ("callable", "until"):
+                _check_longest(spec, dt, f"timing[{key!r}] = {self[key]!r}")
+        return self
 
     def __delitem__(self, key: str) -> None:
         super().__delitem__(key)
@@ -340,8 +384,20 @@ class TimingDict(dict[str, Any]):
             raise KeyError(f"no timing for period {key!r}; timing has {sorted(self)}") from None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (TimingDict, (dict(self),))
+        return (_rebuilt, (dict(self), self.dt))
 
     def copy(self) -> TimingDict:
-        """A shallow copy (a ``TimingDict``)."""
-        return TimingDict(dict(self))
+        """A shallow copy (a ``TimingDict``, checked against the same ``dt``)."""
+        return _rebuilt(dict(self), self.dt)
+
+
+def _check_longest(spec: TimingSpec, dt: float, where: str) -> None:
+    """Checks a spec's longest duration (an unbounded one is left to the builder's check)."""
+    longest = spec.minmax()[1]
+    if math.isfinite(longest):
+        check_steps(longest, dt, where)
+
+
+def _rebuilt(entries: dict[str, Any], dt: float | None) -> TimingDict:
+    timing = TimingDict(entries)
+    return timing if dt is None else timing.bind(dt)

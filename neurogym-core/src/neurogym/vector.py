@@ -31,6 +31,7 @@ from gymnasium.vector.utils import batch_space
 from neurogym._builder import BatchBuilder, TrialBatch
 from neurogym._env import TrialEnv
 from neurogym._rowrng import RowGenerators
+from neurogym.errors import InvalidActionError
 from neurogym.rules import FIXATE, RESPOND, StandardDecision
 
 __all__ = ["TrialVectorEnv", "make_vector_env", "native_obstacle"]
@@ -590,10 +591,10 @@ def _reset_mask(options: dict[str, Any] | None, n: int) -> np.ndarray:
 
 def _check_actions(act: np.ndarray, n: int, n_actions: int) -> np.ndarray:
     if act.shape != (n,):
-        raise ValueError(f"expected {n} actions (shape ({n},)), got shape {act.shape}")
+        raise InvalidActionError(f"expected {n} actions (shape ({n},)), got shape {act.shape}")
     as_int = act.astype(np.intp)
     if not np.array_equal(as_int, act):
-        raise ValueError(f"actions must be integers in [0, {n_actions}), got {act}")
+        raise InvalidActionError(f"actions must be integers in [0, {n_actions}), got {act}")
     if as_int.min() < 0 or as_int.max() >= n_actions:
-        raise ValueError(f"actions must be integers in [0, {n_actions}), got {act}")
+        raise InvalidActionError(f"actions must be integers in [0, {n_actions}), got {act}")
     return as_int

@@ -301,7 +301,7 @@ class ReactionTime(gym.Wrapper[Any, Any, Any, Any]):
     def step(self, action: Any) -> Step:
         """Adjusts a fresh trial, then steps the env and adds the urgency to the reward."""
         task = self._task
-        if task.t_ind == 0:
+        if task.t_ind == 0 and task._reset_done:  # before reset, the task's step raises
             self._adjust(task)
         ob, reward, terminated, truncated, info = self.env.step(action)
         self.tr_dur += 1

@@ -1,0 +1,69 @@
+"""Bad input is never silent, for every task: step before reset, actions outside the space."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+import neurogym
+from neurogym.errors import InvalidActionError
+
+TASK_IDS = [spec.id for spec in neurogym.tasks()]
+
+
+def _discrete(task_id):
+    return isinstance(neurogym.make(task_id).action_space, gymnasium.spaces.Discrete)
+
+
+DISCRETE = [task_id for task_id in TASK_IDS if _discrete(task_id)]
+BOX = [task_id for task_id in TASK_IDS if not _discrete(task_id)]
+
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_step_before_reset_raises_reset_needed(task_id):
+    env = neurogym.make(task_id)
+    with pytest.raises(gymnasium.error.ResetNeeded, match=r"before reset\(\)"):
+        env.step(env.action_space.sample())
+
+
+@pytest.mark.parametrize("task_id", DISCRETE)
+def test_actions_outside_a_discrete_space_raise(task_id):
+    env = neurogym.make(task_id)
+    env.reset(seed=0)
+    n = int(env.action_space.n)
+    for action in ([0], "0", n, -1, float("nan"), 0.0, np.array([0, 0]), None):
+        with pytest.raises(InvalidActionError, match=r"is not in the action space Discrete"):
+            env.step(action)
+    assert isinstance(InvalidActionError("x"), ValueError)
+
+
+@pytest.mark.parametrize("task_id", DISCRETE)
+def test_every_form_contains_accepts_is_stepped(task_id):
+    env = neurogym.make(task_id)
+    env.reset(seed=0)
+    for action in (0, np.int64(0), np.int32(0), np.array(0), np.uint8(0)):
+        assert env.action_space.contains(action)
+        env.step(action)
+
+
+@pytest.mark.parametrize("task_id", BOX)
+def test_box_actions_of_the_wrong_shape_raise(task_id):
+    env = neurogym.make(task_id)
+    env.reset(seed=0)
+    space = env.action_space
+    env.step(space.sample())
+    for action in (np.zeros((*space.shape, 2), space.dtype), "0", [0.0] * (space.shape[0] + 1)):
+        with pytest.raises(InvalidActionError, match=r"is not in the action space Box"):
+            env.step(action)
+
+
+@pytest.mark.parametrize("vectorization", ["loop", "native"])
+def test_vector_envs_reject_bad_actions(vectorization):
+    envs = gymnasium.make_vec(
+        "neurogym/PerceptualDecisionMaking-v0", num_envs=2, vectorization=vectorization
+    )
+    envs.reset(seed=0)
+    envs.step(np.array([0, 1]))
+    with pytest.raises(InvalidActionError):
+        envs.step(np.array([0, 7]))
