@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import gymnasium
 import numpy as np
 import pytest
@@ -67,3 +69,49 @@ def test_vector_envs_reject_bad_actions(vectorization):
     envs.step(np.array([0, 1]))
     with pytest.raises(InvalidActionError):
         envs.step(np.array([0, 7]))
+
+
+def _accepts(task_id, name):
+    import inspect
+
+    target = neurogym.spec(task_id).load()
+    try:
+        return name in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+@pytest.mark.parametrize("task_id", [t for t in TASK_IDS if _accepts(t, "rewards")])
+def test_reward_keys_are_checked(task_id):
+    env = neurogym.make(task_id).unwrapped
+    defaults = dict(env.rewards)
+    neurogym.make(task_id, rewards=defaults)  # every default key is accepted
+    for key in env.optional_rewards:
+        neurogym.make(task_id, rewards={key: 0.5})
+    typo = next(iter(defaults))[:-1] + "x"
+    with pytest.raises(ValueError, match=rf"has no key {typo!r}; valid keys: ") as caught:
+        neurogym.make(task_id, rewards={typo: 1.0})
+    assert all(repr(key) in str(caught.value) for key in defaults)
+
+
+@pytest.mark.parametrize("task_id", [t for t in TASK_IDS if _accepts(t, "timing")])
+def test_timing_keys_are_checked(task_id):
+    env = neurogym.make(task_id).unwrapped
+    neurogym.make(task_id, timing=dict(env.timing))  # every default key is accepted
+    key = next(iter(env.timing))
+    typo = key + "s"
+    with pytest.raises(
+        ValueError, match=rf"has no key {typo!r}; valid keys: .*did you mean {key!r}"
+    ):
+        neurogym.make(task_id, timing={typo: 100})
+
+
+def test_a_wrong_keyword_to_make_lists_the_parameters():
+    message = (
+        "task 'neurogym/PerceptualDecisionMaking-v0' has no parameter 'dtt'; did you mean 'dt'? "
+        "(its parameters: dt, dim_ring, rewards, timing, cohs, sigma, abort)"
+    )
+    with pytest.raises(TypeError, match=re.escape(message)):
+        neurogym.make("PerceptualDecisionMaking", dtt=50)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        gymnasium.make("neurogym/PerceptualDecisionMaking-v0", dtt=50)

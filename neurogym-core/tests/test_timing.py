@@ -338,8 +338,11 @@ class _Task(TrialEnv):
 def test_a_bad_user_timing_fails_in_the_task_constructor():
     with pytest.raises(ValueError, match=re.escape("timing['stimulus'] 'uniform': low 9.0 is")):
         _Task(timing={"stimulus": ("uniform", (9, 1))})
-    with pytest.raises(TypeError, match=re.escape("timing['delay']: invalid timing spec 'long'")):
-        _Task(timing={"delay": "long"})
+    with pytest.raises(TypeError, match=re.escape("timing['stimulus']: invalid timing spec 'l")):
+        _Task(timing={"stimulus": "long"})
+    message = "timing of _Task has no key 'stimulis'; valid keys: 'fixation', 'stimulus'; did"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _Task(timing={"stimulis": 100})
     env = _Task(timing={"stimulus": 500})
     assert isinstance(env.timing, TimingDict)
     assert env.timing.spec("stimulus").args == (500.0,)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from typing import Any, SupportsFloat
+from typing import TYPE_CHECKING, Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -15,6 +15,7 @@ from neurogym._authoring import AuthoringMixin
 from neurogym._batching import stack_trials
 from neurogym._builder import BatchBuilder, TrialBatch
 from neurogym._context import current_owner
+from neurogym._keys import CheckedRewards
 from neurogym._prefetch import TrialPool
 from neurogym._trialbatch import gt_by_step
 from neurogym.rules import FIXATE, RESPOND, StandardDecision
@@ -86,6 +87,14 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     agent_dependent_dims: tuple[str, ...] = ()
     """Named observation dims that stepping writes from the agent's actions (``post_step``);
     batches hold them as the trial builder wrote them."""
+    optional_rewards: tuple[str, ...] = ()
+    """Reward keys the task accepts in ``rewards=`` beyond its defaults (e.g. ``"fail"``)."""
+    optional_timing: tuple[str, ...] = ()
+    """Timing keys the task accepts in ``timing=`` beyond its defaults."""
+    if TYPE_CHECKING:
+        rewards: dict[str, float]
+    else:
+        rewards = CheckedRewards()
     cross_trial_state: bool = False
     """Trial generation depends on earlier trials (curricula, blocks): batches are consecutive
     trials of one env, and the task must not prefetch."""
@@ -108,7 +117,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._tmax: float = 0.0
         self.num_tr = 0
         self.performance: float = 0
-        self.rewards: dict[str, float] = {}
+        self.rewards = {}
         self._timing = TimingDict()
         self.abort = False
         self.trial: dict[str, Any] | None = None
@@ -143,7 +152,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     @timing.setter
     def timing(self, value: Any) -> None:
         timing = value if isinstance(value, TimingDict) else TimingDict(value)
-        self._timing = timing.bind(self.dt)
+        self._timing = timing.bind(self.dt, type(self).optional_timing, type(self).__name__)
 
     @property
     def rng(self) -> np.random.Generator:

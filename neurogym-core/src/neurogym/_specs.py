@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import functools
 import importlib
+import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from typing import Any, NamedTuple, cast
 
 import gymnasium
 from gymnasium.envs.registration import EnvSpec
+
+from neurogym.validate import closest
 
 __all__ = ["ParsedId", "TaskSpec", "WrapperSpec", "parse_task_id"]
 
@@ -266,7 +269,9 @@ class TaskSpec:
             TypeError: If the entry point does not return a ``gymnasium.Env``.
         """
         merged = {**copy.deepcopy(dict(self.kwargs)), **kwargs}
-        env = self.load()(**merged)
+        target = self.load()
+        _check_parameters(target, merged, self.id)
+        env = target(**merged)
         if not isinstance(env, gymnasium.Env):
             raise TypeError(
                 f"entry point {self.entry_point!r} of task {self.id!r} returned a "
@@ -329,3 +334,23 @@ class WrapperSpec:
         """
         origin = _describe_origin(self.plugin, self.distribution)
         return _load_entry_point(self.entry_point, f"wrapper {self.name!r}{origin}")
+
+
+def _check_parameters(target: Callable[..., Any], kwargs: Mapping[str, Any], task_id: str) -> None:
+    """Raise if ``target`` (a class or factory without ``**kwargs``) lacks a given argument."""
+    try:
+        parameters = inspect.signature(target).parameters
+    except (TypeError, ValueError):  # no introspectable signature: let the call decide
+        return
+    kinds = {parameter.kind for parameter in parameters.values()}
+    if inspect.Parameter.VAR_KEYWORD in kinds:
+        return
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    accepted = [name for name, p in parameters.items() if p.kind in named]
+    for key in kwargs:
+        if key not in accepted:
+            listed = ", ".join(accepted) or "none"
+            raise TypeError(
+                f"task {task_id!r} has no parameter {key!r}{closest(key, accepted)} (its "
+                f"parameters: {listed})"
+            )

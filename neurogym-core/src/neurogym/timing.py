@@ -29,6 +29,8 @@ from typing import Any, Literal, TypeAlias
 
 import numpy as np
 
+from neurogym._keys import check_keys
+
 __all__ = [
     "MAX_TRIAL_STEPS",
     "TimingDict",
@@ -304,6 +306,9 @@ class TimingDict(dict[str, Any]):
         self.dt: float | None = None
         """The owning env's step (set by ``TrialEnv``): longer periods than
         :data:`MAX_TRIAL_STEPS` steps raise when assigned."""
+        self.optional: tuple[str, ...] | None = None
+        """Set by the owning env: ``update()`` then accepts only present or these keys."""
+        self.owner = ""
         self.update(*args, **kwargs)
 
     def __setitem__(self, key: str, value: Any) -> None:
@@ -317,9 +322,16 @@ class TimingDict(dict[str, Any]):
         self.version += 1
         super().__setitem__(key, value)
 
-    def bind(self, dt: float) -> TimingDict:
-        """Checks every entry against ``dt`` (see :data:`MAX_TRIAL_STEPS`), and later ones."""
+    def bind(self, dt: float, optional: tuple[str, ...] = (), owner: str = "") -> TimingDict:
+        """Makes this the timing of an env: checked against ``dt`` and the accepted keys.
+
+        Every entry, now and later, must fit :data:`MAX_TRIAL_STEPS` steps of ``dt``, and
+        ``update()`` accepts only the keys present plus ``optional`` (item assignment, which
+        task code uses to build its defaults, accepts any key).
+        """
         self.dt = dt
+        self.optional = tuple(optional)
+        self.owner = owner
         for key, spec in self._parsed.items():
             if spec.kind not in ("callable", "until"):
                 _check_longest(spec, dt, f"timing[{key!r}] = {self[key]!r}")
@@ -340,8 +352,12 @@ class TimingDict(dict[str, Any]):
                 raise TypeError(
                     f"timing must be a mapping of period name to spec, got {type(other).__name__}"
                 )
+            if self.optional is not None:
+                check_keys(other, self, self.optional, f"timing of {self.owner or 'this task'}")
             for key, value in other.items():
                 self[key] = value
+        if self.optional is not None:
+            check_keys(kwargs, self, self.optional, f"timing of {self.owner or 'this task'}")
         for key, value in kwargs.items():
             self[key] = value
 
@@ -384,11 +400,11 @@ class TimingDict(dict[str, Any]):
             raise KeyError(f"no timing for period {key!r}; timing has {sorted(self)}") from None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuilt, (dict(self), self.dt))
+        return (_rebuilt, (dict(self), self.dt, self.optional, self.owner))
 
     def copy(self) -> TimingDict:
-        """A shallow copy (a ``TimingDict``, checked against the same ``dt``)."""
-        return _rebuilt(dict(self), self.dt)
+        """A shallow copy (a ``TimingDict``, checked against the same ``dt`` and keys)."""
+        return _rebuilt(dict(self), self.dt, self.optional, self.owner)
 
 
 def _check_longest(spec: TimingSpec, dt: float, where: str) -> None:
@@ -398,6 +414,13 @@ def _check_longest(spec: TimingSpec, dt: float, where: str) -> None:
         check_steps(longest, dt, where)
 
 
-def _rebuilt(entries: dict[str, Any], dt: float | None) -> TimingDict:
+def _rebuilt(
+    entries: dict[str, Any],
+    dt: float | None,
+    optional: tuple[str, ...] | None = None,
+    owner: str = "",
+) -> TimingDict:
     timing = TimingDict(entries)
-    return timing if dt is None else timing.bind(dt)
+    if dt is not None:
+        timing.bind(dt, optional or (), owner)
+    return timing

@@ -72,6 +72,7 @@ class MultiSensoryIntegration(ngym.TrialEnv):
 
     prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
+    optional_rewards = ("fail",)  # paid for a wrong choice if given (default: 0)
 
     def __init__(
         self,

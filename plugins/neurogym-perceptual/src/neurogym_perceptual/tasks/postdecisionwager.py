@@ -87,6 +87,7 @@ class PostDecisionWager(ngym.TrialEnv):
     """
 
     prefetch = 32  # trial generation keeps no cross-trial state
+    optional_rewards = ("sure",)  # the sure bet's reward; default 0.7 x correct
 
     def __init__(
         self,
@@ -105,7 +106,10 @@ class PostDecisionWager(ngym.TrialEnv):
         self.choices = np.arange(dim_ring)
         self.cohs = np.asarray(DEFAULT_COHS)
         self.sigma = sigma / math.sqrt(self.dt)
-        self.rewards = _make_rewards(rewards)
+        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+        if rewards:
+            self.rewards.update(rewards)
+        _default_sure(self.rewards)
         self.timing = {
             "fixation": 100,
             "stimulus": ngym.TruncExp(180, 100, 900),
@@ -197,18 +201,14 @@ def _check_sigma(sigma: Any) -> None:
         raise ValueError(f"sigma must be a number >= 0, got {sigma!r}")
 
 
-def _make_rewards(overrides: Mapping[str, float] | None) -> dict[str, float]:
-    """Default rewards updated by ``overrides``; ``sure`` defaults to 0.7 x ``correct``."""
-    rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-    if overrides:
-        rewards.update(overrides)
+def _default_sure(rewards: dict[str, float]) -> None:
+    """``sure`` defaults to 0.7 x ``correct``; ``correct`` and ``fail`` must differ."""
     rewards.setdefault("sure", SURE_FRACTION * rewards["correct"])
     if rewards["correct"] == rewards["fail"]:
         raise ValueError(
             f"rewards['correct'] and rewards['fail'] must differ (the sure option's performance "
             f"is normalised by their difference), got both = {rewards['correct']!r}"
         )
-    return rewards
 
 
 def _check_choice(ground_truth: np.ndarray, dim_ring: int) -> None:

@@ -1,0 +1,98 @@
+"""Reward and timing keys: a task accepts the keys it declares, and nothing else.
+
+A task's ``__init__`` assigns its defaults (``self.rewards = {...}``, ``self.timing = {...}``)
+and may add keys item by item; the user's overrides then come in through ``update()``
+(``self.rewards.update(rewards)``). ``update()`` accepts the keys already present plus the
+optional ones the class declares (``optional_rewards``, ``optional_timing``: e.g. a ``fail``
+reward that is 0 unless given); any other key raises, naming it, the valid keys and the
+closest one. So ``rewards={"corect": 5}`` or a timing key ``"stimulis"`` can no longer be
+accepted silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from neurogym.validate import closest
+
+__all__ = ["RewardDict", "check_keys"]
+
+
+def check_keys(
+    given: Iterable[str], present: Iterable[str], optional: Iterable[str], what: str
+) -> None:
+    """Raise unless every key of ``given`` is ``present`` or ``optional``.
+
+    Args:
+        given: The keys of the override.
+        present: The keys the dict has (its defaults and those the task added).
+        optional: The keys the task declares optional.
+        what: ``"rewards"`` or ``"timing"`` plus the task, for the message.
+
+    Raises:
+        ValueError: Naming the first unknown key, the valid ones and the closest one.
+    """
+    valid = list(dict.fromkeys([*present, *optional]))
+    for key in given:
+        if key not in valid:
+            listed = ", ".join(repr(k) for k in valid)
+            raise ValueError(
+                f"{what} has no key {key!r}; valid keys: {listed}{closest(key, valid)}"
+            )
+
+
+class RewardDict(dict[str, Any]):
+    """The ``rewards`` dict of a task: ``update()`` accepts only known or optional keys.
+
+    Args:
+        values: The task's default rewards.
+        optional: Keys the task also accepts in ``update()``.
+        owner: The task's name, for messages.
+    """
+
+    def __init__(
+        self,
+        values: Mapping[str, Any] | None = None,
+        optional: Iterable[str] = (),
+        owner: str = "",
+    ) -> None:
+        super().__init__(values or {})
+        self.optional = tuple(optional)
+        self.owner = owner
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """Overrides rewards; a key that is neither a default nor optional raises."""
+        other: dict[str, Any] = dict(*args, **kwargs)
+        check_keys(other, self, self.optional, f"rewards of {self.owner or 'this task'}")
+        super().update(other)
+
+    def __ior__(self, other: Any) -> RewardDict:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RewardDict, (dict(self), self.optional, self.owner))
+
+    def copy(self) -> RewardDict:
+        """A shallow copy with the same accepted keys."""
+        return RewardDict(self, self.optional, self.owner)
+
+
+class CheckedRewards:
+    """Descriptor of ``TrialEnv.rewards``: assignment wraps the dict in a :class:`RewardDict`.
+
+    It defines no ``__get__``, so reads come straight from the instance dict (no cost in the
+    step loop).
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __set__(self, env: Any, value: Mapping[str, Any]) -> None:
+        cls = type(env)
+        if isinstance(value, RewardDict):
+            value = RewardDict(value, (*value.optional, *cls.optional_rewards), value.owner)
+        else:
+            value = RewardDict(value, cls.optional_rewards, cls.__name__)
+        env.__dict__[self.name] = value
