@@ -139,3 +139,26 @@ def test_evaluate_policy_with_a_model_and_at_random():
     assert random == again
     assert len(random["rewards"]) == 25
     assert 0 <= random["mean_reward"] <= 1
+
+
+def test_the_log_keeps_at_most_max_trials_recent_trials():
+    assert ngw.Monitor(Toy()).max_trials == 100_000
+    env = ngw.Monitor(Toy(), max_trials=20, verbose=False)
+    env.reset(seed=0)
+    numbers = []
+    for i in range(75):
+        _trial(env, respond_correctly=i % 3 != 0)
+        numbers.append(env.unwrapped.num_tr)
+    assert env.num_tr == 75
+    lengths = {key: len(values) for key, values in env.data.items()}
+    assert set(lengths.values()) <= set(range(20, 22))  # trimmed in chunks of max_trials / 10
+    kept = len(env.data["performance"])
+    expected = [0 if i % 3 == 0 else 1 for i in range(75)][-kept:]
+    assert env.data["performance"] == expected  # the most recent trials, in order
+    unbounded = ngw.Monitor(Toy(), max_trials=None, verbose=False)
+    unbounded.reset(seed=0)
+    for _ in range(30):
+        _trial(unbounded)
+    assert len(unbounded.data["reward"]) == 30
+    with pytest.raises(ValueError, match=r"^max_trials must be an int >= 1, got 0$"):
+        ngw.Monitor(Toy(), max_trials=0)

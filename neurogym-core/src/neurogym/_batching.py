@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -11,7 +12,7 @@ from neurogym._builder import TrialBatch
 if TYPE_CHECKING:
     from neurogym._env import TrialEnv
 
-__all__ = ["stack_trials"]
+__all__ = ["loop_trials", "row_of", "stack_trials"]
 
 
 def _pad(arrays: list[np.ndarray | None], steps: int, fill: Any, dtype: Any) -> np.ndarray | None:
@@ -72,3 +73,37 @@ def stack_trials(rows: list[tuple[TrialBatch, dict[str, Any]]], env: TrialEnv) -
     keys = list(dict.fromkeys(k for _, trial in rows for k in (trial or {})))
     trial = {k: _stack_values([(t or {}).get(k) for _, t in rows]) for k in keys}
     return TrialBatch(ob, gt, lengths, mask, periods, start_t, end_t, trial, float(env.dt))
+
+
+def row_of(value: Any, i: int, n: int) -> Any:
+    """Trial ``i``'s value of a forced batch kwarg.
+
+    An array, list or tuple whose leading axis has length ``n`` is split (one value per
+    trial); anything else applies to every trial.
+    """
+    arr = value if isinstance(value, np.ndarray) else None
+    if arr is None and isinstance(value, list | tuple):
+        arr = np.asarray(value, dtype=object) if value else None
+    if arr is not None and arr.ndim and arr.shape[0] == n:
+        return arr[i]
+    return value
+
+
+def loop_trials(
+    task: TrialEnv, new_trial: Callable[..., Any], n: int, kwargs: dict[str, Any]
+) -> TrialBatch:
+    """``n`` trials from ``n`` calls of ``new_trial`` (the task's or a wrapper's), padded.
+
+    The one looped-batch path of tasks with per-trial generation and of trial wrappers that
+    override ``new_trial``: forced kwargs are split per trial with :func:`row_of`, and the
+    task's current trial is restored afterwards.
+    """
+    saved = task._save_trial_state()
+    rows: list[tuple[TrialBatch, dict[str, Any]]] = []
+    try:
+        for i in range(n):
+            trial = new_trial(**{key: row_of(value, i, n) for key, value in kwargs.items()})
+            rows.append((task._current_builder().finish(None), trial or task.trial or {}))
+    finally:
+        task._restore_trial_state(saved)
+    return stack_trials(rows, task)

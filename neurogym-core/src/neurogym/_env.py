@@ -12,7 +12,7 @@ import numpy as np
 from neurogym._actions import _INT_TYPES, checked_action, discrete_bounds
 from neurogym._api import class_metadata
 from neurogym._authoring import AuthoringMixin
-from neurogym._batching import stack_trials
+from neurogym._batching import loop_trials
 from neurogym._builder import BatchBuilder, TrialBatch
 from neurogym._context import current_owner
 from neurogym._keys import CheckedRewards
@@ -33,16 +33,6 @@ def _is_positive_number(value: object) -> bool:
         and not isinstance(value, bool)
         and bool(value > 0)
     )
-
-
-def _row(value: Any, i: int, n: int) -> Any:
-    """Row ``i`` of a per-trial kwarg (leading axis ``n``), else the value itself (as builders)."""
-    arr = value if isinstance(value, np.ndarray) else None
-    if arr is None and isinstance(value, (list, tuple)):
-        arr = np.asarray(value, dtype=object) if value else None
-    if arr is not None and arr.ndim and arr.shape[0] == n:
-        return arr[i]
-    return value
 
 
 class EmptyPeriodWarning(UserWarning):
@@ -304,16 +294,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         return self._loop_trials(n, kwargs)
 
     def _loop_trials(self, n: int, kwargs: dict[str, Any]) -> TrialBatch:
-        saved = self._save_trial_state()
-        rows: list[tuple[TrialBatch, dict[str, Any]]] = []
-        try:
-            for i in range(n):
-                own = {key: _row(value, i, n) for key, value in kwargs.items()}
-                self.new_trial(**own)
-                rows.append((self._current_builder().finish(None), self.trial or {}))
-        finally:
-            self._restore_trial_state(saved)
-        return stack_trials(rows, self)
+        return loop_trials(self, self.new_trial, n, kwargs)
 
     _STATE = (
         "trial", "_builder", "_ob_row", "_gt_row", "_gt_list", "_codes", "_has_gt",

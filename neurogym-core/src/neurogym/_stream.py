@@ -17,6 +17,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.utils import seeding
 
+from neurogym import validate
 from neurogym._builder import TrialBatch
 from neurogym._contract import require_groundtruth
 from neurogym._env import TrialEnv
@@ -151,20 +152,23 @@ class Dataset:
         assert isinstance(task, TrialEnv)
         require_groundtruth(task, "neurogym.Dataset")
         self.task = task
-        if int(batch_size) < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        self.batch_size = int(batch_size)
-        self.seq_len = 1000 if seq_len is None else int(seq_len)
-        if self.seq_len < 1:
-            raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
-        self.max_batch = math.inf if max_batch is None else int(max_batch)
+        self.batch_size = validate.positive_int(batch_size, "batch_size")
+        self.seq_len = 1000 if seq_len is None else validate.positive_int(seq_len, "seq_len")
+        self.max_batch = (
+            math.inf if max_batch is None else validate.positive_int(max_batch, "max_batch")
+        )
+        if not isinstance(batch_first, bool | np.bool_):
+            raise TypeError(f"batch_first must be True or False, got {batch_first!r}")
         self.batch_first = bool(batch_first)
         obs_size = int(np.prod(task.observation_space.shape or (1,)))
         act_size = int(np.prod(task.action_space.shape or (1,)))
         if cache_len is None:
             cache_len = _default_cache_len(obs_size + act_size, self.batch_size)
-        self.cache_len = (1 + int(cache_len) // self.seq_len) * self.seq_len
+        cache_len = validate.positive_int(cache_len, "cache_len")
+        self.cache_len = (1 + cache_len // self.seq_len) * self.seq_len
         self._batch_count = 0
+        if seed is not None:
+            validate.integer(seed, "seed", minimum=0)
         self.seed(seed)
 
     # ------------------------------------------------------------------ seeding

@@ -31,13 +31,6 @@ class TrialVariables:
             return arr
         return arr[None] if self.n == 1 else np.broadcast_to(arr, (self.n, *arr.shape))
 
-    def _forced(self, name: str) -> np.ndarray | None:
-        if name not in self.kwargs:
-            return None
-        value = self._per_trial(self.kwargs[name])
-        self.trial[name] = value
-        return value
-
     def forced(self, name: str, shape: tuple[int, ...] = ()) -> np.ndarray | None:
         """The value forced for trial variable ``name``, as ``(B, *shape)``, or None.
 
@@ -86,10 +79,11 @@ class TrialVariables:
         Returns:
             An array of shape ``(B,)`` (or ``(B, *option_shape)``).
         """
-        forced = self._forced(name) if name in self.kwargs else None
-        if forced is not None:
-            return forced
         values = options if type(options) is np.ndarray else np.asarray(options)
+        if name in self.kwargs:  # one forced option for every trial, or one per trial
+            forced = self.forced(name, values.shape[1:])
+            assert forced is not None
+            return forced
         if values.shape[0] == 0:
             raise ValueError(f"trial variable {name!r}: no options to choose from")
         if p is None and self.n == 1:
@@ -117,7 +111,7 @@ class TrialVariables:
 
     def uniform(self, name: str, low: float, high: float) -> np.ndarray:
         """Draws trial variable ``name`` uniformly on ``[low, high)`` (forced value wins)."""
-        forced = self._forced(name) if name in self.kwargs else None
+        forced = self.forced(name) if name in self.kwargs else None
         if forced is not None:
             return forced
         if self.n == 1:

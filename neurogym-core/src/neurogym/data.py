@@ -23,6 +23,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.utils import seeding
 
+from neurogym import validate
 from neurogym._builder import TrialBatch
 from neurogym._contract import require_groundtruth
 from neurogym._env import TrialEnv
@@ -249,6 +250,9 @@ def batch(
     Raises:
         ValueError: If the task declares no ground truth (``has_groundtruth = False``).
     """
+    n = validate.positive_int(n, "n")
+    if seed is not None and not isinstance(seed, np.random.Generator):
+        validate.integer(seed, "seed", minimum=0)
     made = resolve_env(env, env_kwargs, copy=False)
     source = batch_source(made)
     task = made.unwrapped

@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
-import numpy as np
 
-from neurogym._batching import stack_trials
+from neurogym._batching import loop_trials
 from neurogym._builder import TrialBatch
 from neurogym._context import claim_trials, owning_trials, release_trials
 from neurogym._env import TrialEnv
@@ -179,17 +178,7 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
         return self._loop_trials(n, kwargs)
 
     def _loop_trials(self, n: int, kwargs: dict[str, Any]) -> TrialBatch:
-        task = self.task
-        saved = task._save_trial_state()
-        rows: list[tuple[TrialBatch, dict[str, Any]]] = []
-        try:
-            for i in range(n):
-                own = {k: _row(v, i, n) for k, v in kwargs.items()}
-                trial = self.new_trial(**own)
-                rows.append((task._current_builder().finish(None), trial))
-        finally:
-            task._restore_trial_state(saved)
-        return stack_trials(rows, task)
+        return loop_trials(self.task, self.new_trial, n, kwargs)
 
     def current_observation(self) -> Any:
         """The observation this wrapper shows at the current step (see :func:`observation_now`)."""
@@ -229,10 +218,3 @@ def _switcher_in(env: gym.Env[Any, Any]) -> str | None:
             return type(current).__name__
         current = current.env
     return None
-
-
-def _row(value: Any, i: int, n: int) -> Any:
-    """Trial ``i``'s value of a batch kwarg (arrays with a leading ``n`` axis are split)."""
-    if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == n:
-        return value[i]
-    return value

@@ -15,6 +15,8 @@ from typing import Any, Literal, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
+from neurogym import validate
+
 __all__ = ["Monitor"]
 
 logger = logging.getLogger("neurogym.wrappers")
@@ -23,6 +25,14 @@ Step = tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]
 _TRIGGERS = ("trial", "step")
 # numpy's stub types **kwds of savez loosely enough that mypy matches them to allow_pickle.
 _savez: Callable[..., None] = np.savez
+
+
+def _trim(log: dict[str, list[Any]], keep: int) -> None:
+    """Drops the oldest entries once a list holds a tenth more than ``keep``."""
+    slack = max(1, keep // 10)
+    for values in log.values():
+        if len(values) > keep + slack - 1:
+            del values[: len(values) - keep]
 
 
 def _empty_log() -> dict[str, list[Any]]:
@@ -40,6 +50,11 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
     steps since the last write (``trigger="step"``); the directory is created at the first
     write. Load files with ``np.load(path, allow_pickle=True)`` (trial dicts are objects).
 
+    Memory stays bounded: :attr:`data` keeps the ``max_trials`` most recent trials (default
+    100,000, about 2 MB), dropping the oldest, so a monitor without ``save_dir`` can run for
+    ever. (It is trimmed in chunks of a tenth of ``max_trials``, so it briefly holds up to 10%
+    more.) Pass ``max_trials=None`` to keep everything.
+
     Args:
         env: The env to monitor.
         name: Label used in log messages; default the task's class name.
@@ -49,6 +64,7 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
             ``"neurogym.wrappers"``).
         save_dir: Directory of the ``.npz`` files; None writes nothing automatically.
         step_fn: Called instead of ``env.step`` to step the env (upstream's hook).
+        max_trials: Most recent trials kept in :attr:`data` (None: all).
 
     Attributes:
         data: The log since the last write, one list entry per trial.
@@ -56,7 +72,7 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
         num_tr: Trials ended since construction.
 
     Raises:
-        ValueError: If ``trigger`` is unknown or ``interval < 1``.
+        ValueError: If ``trigger`` is unknown, ``interval < 1`` or ``max_trials < 1``.
     """
 
     def __init__(
@@ -68,8 +84,12 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
         verbose: bool = True,
         save_dir: str | Path | None = None,
         step_fn: Callable[[Any], Step] | None = None,
+        max_trials: int | None = 100_000,
     ) -> None:
         super().__init__(env)
+        if max_trials is not None:
+            max_trials = validate.positive_int(max_trials, "max_trials")
+        self.max_trials = max_trials
         if trigger not in _TRIGGERS:
             raise ValueError(f"trigger must be 'trial' or 'step', got {trigger!r}")
         if int(interval) < 1:
@@ -96,6 +116,8 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
         if info.get("new_trial"):
             self.num_tr += 1
             _log_trial(self.data, action, reward, self.cum_reward, info)
+            if self.max_trials is not None:
+                _trim(self.data, self.max_trials)
             self.cum_reward = 0.0
             if self.save_dir is not None and self._due():
                 self.save()
