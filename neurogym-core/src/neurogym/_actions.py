@@ -1,9 +1,10 @@
 """Action checks of the single env: exactly what ``action_space.contains`` accepts.
 
-``TrialEnv.step`` takes a fast path for a plain integer inside a ``Discrete`` space's bounds
-(one type lookup and a chained comparison); everything else comes here, which converts
-accepted forms (numpy integer scalars, 0-d integer arrays, a ``Box`` action of the right shape
-and bounds) and raises for the rest, naming the action and the space.
+``TrialEnv.step`` takes a fast path for an integer (Python or numpy, or a 0-d integer array:
+whatever ``operator.index`` accepts) inside a ``Discrete`` space's bounds, and hands the task
+a Python int; everything else comes here, which accepts a ``Box`` action of the space's shape
+(values are not clipped to its bounds: continuous-action tasks score them as they are) and
+raises for the rest, naming the action and the space.
 """
 
 from __future__ import annotations
@@ -16,11 +17,6 @@ import numpy as np
 from neurogym.errors import InvalidActionError
 
 __all__ = ["checked_action", "discrete_bounds"]
-
-#: Integer types whose values the fast path compares directly with the Discrete bounds.
-_INT_TYPES = frozenset(
-    {int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64}
-)
 
 
 def discrete_bounds(space: gym.Space[Any]) -> tuple[int, int] | None:
@@ -45,12 +41,28 @@ def checked_action(env: Any, action: Any) -> Any:
     space = env.action_space
     if isinstance(space, gym.spaces.Discrete):
         return _discrete(action, space)
+    if isinstance(space, gym.spaces.Box):
+        return _box(action, space)
     try:
         contained = space.contains(action)
     except Exception:  # a space that cannot even compare the value does not contain it
         contained = False
     if not contained:
         raise InvalidActionError(f"action {action!r} is not in the action space {space}")
+    return action
+
+
+def _box(action: Any, space: gym.spaces.Box) -> Any:
+    """A ``Box`` action needs the space's shape and a numeric dtype; values are not clipped."""
+    try:
+        array = np.asarray(action)
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.shape != space.shape or array.dtype.kind not in "biuf":
+        raise InvalidActionError(
+            f"action {action!r} is not in the action space {space}: actions are numeric arrays "
+            f"of shape {space.shape}"
+        )
     return action
 
 

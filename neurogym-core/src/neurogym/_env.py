@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+import operator
 import warnings
 from typing import TYPE_CHECKING, Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 
-from neurogym._actions import _INT_TYPES, checked_action, discrete_bounds
+from neurogym._actions import checked_action, discrete_bounds
 from neurogym._api import class_metadata
 from neurogym._authoring import AuthoringMixin
 from neurogym._batching import loop_trials
@@ -26,6 +27,8 @@ __all__ = ["OBNOW", "EmptyPeriodWarning", "TrialEnv"]
 OBNOW = "ob_unknown_yet"
 """Sentinel returned by ``TrialEnv.ob_now``; ``step`` replaces it by the next observation."""
 
+
+_index = operator.index  # int(action) for Python and numpy integers and 0-d int arrays
 
 def _is_positive_number(value: object) -> bool:
     return (
@@ -372,8 +375,14 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             neurogym.errors.InvalidActionError: If ``action_space.contains(action)`` is False.
         """
         bounds = self._action_bounds
-        if bounds is None or type(action) not in _INT_TYPES or not bounds[0] <= action < bounds[1]:
+        if bounds is None:  # a Box space, or not reset yet
             action = checked_action(self, action)
+        else:  # Discrete: an integer in range (Python, numpy, 0-d array) goes on as an int
+            try:
+                index = _index(action)
+            except TypeError:
+                index = bounds[1]  # not an integer: the check below names the problem
+            action = index if bounds[0] <= index < bounds[1] else checked_action(self, action)
         ob, reward, terminated, truncated, info = self._step(action)
         new_trial = info.setdefault("new_trial", False)
         t_ind = self.t_ind
