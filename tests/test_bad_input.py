@@ -115,3 +115,26 @@ def test_a_wrong_keyword_to_make_lists_the_parameters():
         neurogym.make("PerceptualDecisionMaking", dtt=50)
     with pytest.raises(TypeError, match=re.escape(message)):
         gymnasium.make("neurogym/PerceptualDecisionMaking-v0", dtt=50)
+
+
+def test_an_unknown_forced_trial_variable_raises():
+    message = "PerceptualDecisionMaking has no trial variable 'cooh'; did you mean 'coh'?"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        neurogym.batch("PerceptualDecisionMaking", 4, seed=0, cooh=1)
+    env = neurogym.make("PerceptualDecisionMaking")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        env.new_trial(cooh=1)
+    ibl = neurogym.make("perceptualdecisionmaking.ibl20")  # wrappers record what they pass down
+    ibl.reset(seed=0)
+    assert "p" in ibl.unwrapped.trial
+
+
+@pytest.mark.parametrize("vectorization", ["loop", "native"])
+def test_set_attr_with_an_unknown_name_raises(vectorization):
+    envs = gymnasium.make_vec(
+        "neurogym/PerceptualDecisionMaking-v0", num_envs=2, vectorization=vectorization
+    )
+    with pytest.raises(AttributeError, match=r"has no attribute 'sigmaa' .*did you mean 'sigma'"):
+        envs.set_attr("sigmaa", 5)
+    envs.set_attr("sigma", 0.5)

@@ -12,6 +12,7 @@ from gymnasium.utils.seeding import np_random
 
 import neurogym
 from neurogym import EmptyPeriodWarning, InvalidOperationError, TrialEnv, spaces
+from neurogym.wrappers import RecordOnly
 
 INF = np.inf
 OBS_NAMES = {"fixation": 0, "stimulus": [1, 2], "extra": 3}
@@ -916,14 +917,23 @@ def test_forced_per_trial_kwargs():
     np.testing.assert_array_equal(batch.gt[:, 5], [2, 1, 2])
 
 
-def test_unconsumed_kwargs_are_recorded():
-    batch = make_batch(variables, n=2, foo=7, bar=np.array([1.5, 2.5]))
+def test_unknown_forced_kwargs_raise_and_record_only_ones_are_recorded():
+    message = (
+        "BatchTask has no trial variable 'cooh'; did you mean 'coh'? (forced variables it "
+        "reads or records: 'coh', 'ground_truth', 'label', 'sigma', 'x'); a forced kwarg the "
+        "task ignores would be silently wrong"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make_batch(variables, n=2, cooh=7)
+    with pytest.raises(ValueError, match="has no trial variable 'cooh'"):
+        single_batch_native(variables, cooh=7)
+    batch = make_batch(variables, n=2, foo=RecordOnly(7), bar=RecordOnly(np.array([1.5, 2.5])))
     np.testing.assert_array_equal(batch.trial["foo"], [7, 7])
     np.testing.assert_array_equal(batch.trial["bar"], [1.5, 2.5])
 
 
 def test_forced_kwargs_in_a_single_trial():
-    env = single_batch_native(variables, ground_truth=1, coh=12.8, foo="bar")
+    env = single_batch_native(variables, ground_truth=1, coh=12.8, foo=RecordOnly("bar"))
     assert env.trial["ground_truth"] == 1
     assert env.trial["coh"] == 12.8
     assert env.trial["foo"] == "bar"

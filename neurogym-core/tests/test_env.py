@@ -17,6 +17,7 @@ from gymnasium.utils.env_checker import check_env
 
 from neurogym import OBNOW, StandardDecision, TrialEnv, spaces
 from neurogym.rules import FIXATE, NEUTRAL, RESPOND
+from neurogym.wrappers import RecordOnly
 
 INF = np.inf
 
@@ -710,9 +711,11 @@ def test_list_kwargs_mean_the_same_on_both_paths():
     native, upstream = Decision(), Go()
     native.reset(seed=0)
     upstream.reset(seed=0)
-    expected = native.new_trials(3, level=[1, 2, 3]).trial["level"]
+    expected = native.new_trials(3, level=RecordOnly([1, 2, 3])).trial["level"]
     np.testing.assert_array_equal(expected, [1, 2, 3])
-    np.testing.assert_array_equal(upstream.new_trials(3, level=[1, 2, 3]).trial["level"], expected)
+    np.testing.assert_array_equal(
+        upstream.new_trials(3, level=RecordOnly([1, 2, 3])).trial["level"], expected
+    )
 
 
 def test_new_trials_on_a_batch_native_task_leaves_the_current_trial():

@@ -15,6 +15,7 @@ from neurogym import TrialWrapper
 from neurogym import wrappers as ngw
 from neurogym._context import current_owner
 from neurogym.hookspecs import hookimpl
+from neurogym.wrappers import RecordOnly
 
 
 class ConstantOb(TrialWrapper):
@@ -41,7 +42,7 @@ class ForceGt(TrialWrapper):
     def new_trial(self, **kwargs):
         self.calls += 1
         kwargs.setdefault("ground_truth", self.gt)
-        kwargs.setdefault("forced_by", self.gt)
+        kwargs.setdefault("forced_by", RecordOnly(self.gt))
         return super().new_trial(**kwargs)
 
 
@@ -109,7 +110,7 @@ def test_outermost_trial_wrapper_owns_generation_at_any_depth():
 def test_new_trial_called_directly_passes_down_the_chain():
     env = ForceGt(Toy(), gt=1)
     env.reset(seed=0)
-    trial = env.new_trial(coh=5)
+    trial = env.new_trial(coh=RecordOnly(5))
     assert trial["ground_truth"] == 1
     assert trial["coh"] == 5
     assert env.task.trial is trial
@@ -127,7 +128,7 @@ def test_overriding_wrapper_batches_by_calling_new_trial_and_restores_the_trial(
     env = ForceGt(Toy(), gt=1)
     env.reset(seed=0)
     current = env.task.trial
-    batch = env.new_trials(3, coh=np.array([1, 2, 3]))
+    batch = env.new_trials(3, coh=RecordOnly(np.array([1, 2, 3])))
     assert env.task.trial == current
     np.testing.assert_array_equal(batch.trial["ground_truth"], [1, 1, 1])
     np.testing.assert_array_equal(batch.trial["coh"], [1, 2, 3])

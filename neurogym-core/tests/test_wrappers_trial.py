@@ -118,7 +118,7 @@ def test_side_bias_is_reproducible_under_reset_seed():
 def test_random_ground_truth_draws_with_p_and_keeps_other_kwargs():
     env = ngw.RandomGroundTruth(Toy(), p=[0.0, 1.0])
     env.reset(seed=0)
-    trial = env.new_trial(coh=25)
+    trial = env.new_trial(coh=ngw.RecordOnly(25))
     assert trial["ground_truth"] == 1
     assert trial["coh"] == 25
     np.testing.assert_array_equal(trial["p"], [0.0, 1.0])
@@ -132,7 +132,7 @@ def test_random_ground_truth_single_draw_equals_a_batch_of_one():
     batch = batched.new_trials(1)
     assert batch.trial["ground_truth"][0] == trial["ground_truth"]
     np.testing.assert_array_equal(batch.ob[0], single.unwrapped.ob)
-    batch = batched.new_trials(64, coh=np.arange(64))
+    batch = batched.new_trials(64, coh=ngw.RecordOnly(np.arange(64)))
     assert set(batch.trial["ground_truth"]) == {0, 1}
     np.testing.assert_array_equal(batch.trial["coh"], np.arange(64))
     assert batch.trial["p"].shape == (64, 2)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neurogym._builder import TrialBatch
+from neurogym._variables import RecordOnly
 
 if TYPE_CHECKING:
     from neurogym._env import TrialEnv
@@ -81,6 +82,8 @@ def row_of(value: Any, i: int, n: int) -> Any:
     An array, list or tuple whose leading axis has length ``n`` is split (one value per
     trial); anything else applies to every trial.
     """
+    if isinstance(value, RecordOnly):
+        return RecordOnly(row_of(value.value, i, n))
     arr = value if isinstance(value, np.ndarray) else None
     if arr is None and isinstance(value, list | tuple):
         arr = np.asarray(value, dtype=object) if value else None

@@ -32,7 +32,7 @@ from neurogym._trialbatch import (
     action_table,
     scatter_rows,
 )
-from neurogym._variables import TrialVariables
+from neurogym._variables import RecordOnly, TrackedKwargs, TrialVariables, unknown_kwargs_error
 from neurogym.timing import MAX_TRIAL_STEPS, check_drawn, check_steps
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class BatchBuilder(TrialVariables):
         self.env = env
         self.n = n
         self.rng: np.random.Generator = env.rng if rng is None else rng
-        self.kwargs = kwargs
+        self.kwargs = TrackedKwargs(kwargs)
         self.dt = float(env.dt)
         self.trial: dict[str, Any] = {}
         self.start_t: dict[str, Bound] = {}
@@ -512,13 +512,28 @@ class BatchBuilder(TrialVariables):
 
     # ------------------------------------------------------------------ result
     def record(self, returned: dict[str, Any] | None) -> dict[str, Any]:
-        """Records the task's returned trial variables and unconsumed kwargs; returns them all."""
+        """Records the returned trial variables and the forced kwargs; returns them all.
+
+        Raises:
+            ValueError: A forced kwarg the task neither read nor recorded (a typo such as
+                ``cooh=``), unless a wrapper passed it down as :class:`RecordOnly`.
+        """
         for key, value in (returned or {}).items():
             if self.trial.get(key) is not value:
                 self.set_param(key, value)
-        for key, value in self.kwargs.items():
-            if key not in self.trial:
+        unknown = []
+        for key, value in dict.items(self.kwargs):
+            if isinstance(value, RecordOnly):
+                self.set_param(key, value.value)
+            elif key not in self.trial:
+                if not isinstance(self.kwargs, TrackedKwargs) or key not in self.kwargs.read:
+                    unknown.append(key)
                 self.set_param(key, value)
+        # Per-trial (upstream-style) tasks record every kwarg by design: nothing to check.
+        if unknown and self.env.batch_native:
+            read = self.kwargs.read if isinstance(self.kwargs, TrackedKwargs) else set()
+            known = [*self.trial.keys() - set(unknown), *read]
+            raise unknown_kwargs_error(type(self.env).__name__, unknown, list(set(known)))
         return self.trial
 
     def finish(self, returned: dict[str, Any] | None) -> TrialBatch:

@@ -19,6 +19,7 @@ from neurogym._context import current_owner
 from neurogym._keys import CheckedRewards
 from neurogym._prefetch import TrialPool
 from neurogym._trialbatch import gt_by_step
+from neurogym._variables import RecordOnly
 from neurogym.rules import FIXATE, RESPOND, StandardDecision
 from neurogym.timing import TimingDict
 
@@ -29,6 +30,7 @@ OBNOW = "ob_unknown_yet"
 
 
 _index = operator.index  # int(action) for Python and numpy integers and 0-d int arrays
+
 
 def _is_positive_number(value: object) -> bool:
     return (
@@ -220,8 +222,9 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             recorded = builder.record(self._new_trials(builder, **kwargs))
             trial = {key: value[0] for key, value in recorded.items()}
             self._sync_periods()
-        else:
-            trial = self._new_trial(**kwargs)
+        else:  # upstream-style tasks record every kwarg themselves
+            plain = {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
+            trial = self._new_trial(**plain)
         self.trial = trial
         self._load_current()
         self.num_tr += 1

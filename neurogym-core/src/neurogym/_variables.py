@@ -13,7 +13,57 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TrialVariables"]
+from neurogym.validate import closest
+
+__all__ = ["RecordOnly", "TrackedKwargs", "TrialVariables", "unknown_kwargs_error"]
+
+
+class RecordOnly:
+    """A forced kwarg a trial wrapper passes down only to be recorded in the trial dict.
+
+    The task does not read it (``RandomGroundTruth`` records its ``p`` this way); any other
+    kwarg the task neither reads nor records is a mistake, and raises.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"RecordOnly({self.value!r})"
+
+
+class TrackedKwargs(dict[str, Any]):
+    """The builder's forced kwargs, remembering which names the task looked up."""
+
+    def __init__(self, kwargs: dict[str, Any]) -> None:
+        super().__init__(kwargs)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``dict.get``, remembering the lookup."""
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.read.add(key)
+        return super().__contains__(key)
+
+
+def unknown_kwargs_error(task: str, unknown: list[str], known: list[str]) -> ValueError:
+    """The error for forced trial variables a task neither reads nor records."""
+    listed = ", ".join(repr(name) for name in sorted(known)) or "none"
+    return ValueError(
+        f"{task} has no trial variable {unknown[0]!r}{closest(unknown[0], known)} (forced "
+        f"variables it reads or records: {listed}); a forced kwarg the task ignores would be "
+        "silently wrong"
+    )
 
 
 class TrialVariables:

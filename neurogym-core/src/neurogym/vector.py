@@ -25,13 +25,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from neurogym._builder import BatchBuilder, TrialBatch
 from neurogym._env import TrialEnv
 from neurogym._rowrng import RowGenerators
-from neurogym.errors import InvalidActionError
+from neurogym._vector_loop import LoopVectorEnv, check_actions, check_attribute
 from neurogym.rules import FIXATE, RESPOND, StandardDecision
 
 __all__ = ["TrialVectorEnv", "make_vector_env", "native_obstacle"]
@@ -110,7 +110,7 @@ def make_vector_env(
     if vectorization == "native":
         raise ValueError(f"{task_id} cannot be stepped natively by a vector env: {reason}")
     envs = [first, *(registry.make(task_id, **kwargs) for _ in range(num_envs - 1))]
-    vec = SyncVectorEnv([_Given(env) for env in envs])
+    vec = LoopVectorEnv([_Given(env) for env in envs])
     vec.metadata["neurogym_vectorization"] = "loop"
     vec.metadata["neurogym_loop_reason"] = reason
     return vec
@@ -426,7 +426,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             or act.shape != self._ones.shape
             or act.view(np.uintp).max() >= self._n_actions  # negatives wrap to huge values
         ):
-            act = _check_actions(act, self.num_envs, self._n_actions)
+            act = check_actions(act, self.num_envs, self._n_actions)
         skipping = self._pending
         if skipping:  # NEXT_STEP autoreset: these sub-envs reset and ignore their action
             skip = self._autoreset
@@ -523,6 +523,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                     "make it with vectorization='loop' to give each its own value"
                 )
             values = first
+        check_attribute(self.task, name)
         setattr(self.task, name, values)
         obstacle = native_obstacle(self.task)
         if obstacle is not None:
@@ -587,14 +588,3 @@ def _reset_mask(options: dict[str, Any] | None, n: int) -> np.ndarray:
     if not mask.any():
         raise ValueError("options['reset_mask'] must select at least one sub-env")
     return mask
-
-
-def _check_actions(act: np.ndarray, n: int, n_actions: int) -> np.ndarray:
-    if act.shape != (n,):
-        raise InvalidActionError(f"expected {n} actions (shape ({n},)), got shape {act.shape}")
-    as_int = act.astype(np.intp)
-    if not np.array_equal(as_int, act):
-        raise InvalidActionError(f"actions must be integers in [0, {n_actions}), got {act}")
-    if as_int.min() < 0 or as_int.max() >= n_actions:
-        raise InvalidActionError(f"actions must be integers in [0, {n_actions}), got {act}")
-    return as_int

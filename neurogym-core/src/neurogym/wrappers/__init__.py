@@ -9,7 +9,10 @@ Step-level wrappers (plain ``gymnasium.Wrapper``):
 * :class:`Monitor`: per-trial logs, optional ``.npz`` files, ``evaluate_policy``.
 
 Trial wrappers (:class:`TrialWrapper`): :class:`SideBias`, :class:`RandomGroundTruth`,
-:class:`ScheduleAttr`, :class:`TrialHistoryV2`, :class:`ScheduleEnvs`, :class:`MultiEnvs`.
+:class:`ScheduleAttr`, :class:`TrialHistoryV2`, :class:`ScheduleEnvs`, :class:`MultiEnvs`. A
+trial wrapper passes a value down only to have it recorded in the trial dict by wrapping it in
+:class:`RecordOnly`; any other forced kwarg a batch-native task neither reads nor records
+raises.
 
 Schedules: :class:`RandomSchedule`, :class:`SequentialSchedule`, :class:`RandomBlockSchedule`,
 :class:`SequentialBlockSchedule` (and :class:`TruncExp` / :func:`trunc_exp`, re-exported from
@@ -21,6 +24,7 @@ Schedules: :class:`RandomSchedule`, :class:`SequentialSchedule`, :class:`RandomB
 
 from __future__ import annotations
 
+from neurogym._variables import RecordOnly
 from neurogym.wrappers._base import TrialWrapper
 from neurogym.wrappers.monitor import Monitor
 from neurogym.wrappers.multi import MultiEnvs, ScheduleEnvs
@@ -47,6 +51,7 @@ __all__ = [
     "RandomGroundTruth",
     "RandomSchedule",
     "ReactionTime",
+    "RecordOnly",
     "ScheduleAttr",
     "ScheduleEnvs",
     "SequentialBlockSchedule",

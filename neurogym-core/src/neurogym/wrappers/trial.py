@@ -14,6 +14,7 @@ import gymnasium as gym
 import numpy as np
 
 from neurogym._builder import TrialBatch
+from neurogym._variables import RecordOnly
 from neurogym.wrappers._base import TrialWrapper
 from neurogym.wrappers.schedule import BaseSchedule
 
@@ -56,7 +57,8 @@ class RandomGroundTruth(TrialWrapper):
 
     A ``p=`` kwarg of the trial (for example set by an outer :class:`ScheduleAttr`) overrides
     the wrapper's ``p``. The other kwargs are passed on (upstream dropped them), and ``p`` is
-    passed on too, so it is recorded in the trial dict. Batches are drawn at once.
+    passed on too (as :class:`~neurogym.wrappers.RecordOnly`), so it is recorded in the trial
+    dict. Batches are drawn at once.
 
     Args:
         env: The env to wrap; its task needs ``choices``.
@@ -81,7 +83,7 @@ class RandomGroundTruth(TrialWrapper):
         else:
             p, cdf = self.p, self._cdf
         kwargs["ground_truth"] = _pick(self.task.rng, self.choices, cdf, n)
-        kwargs["p"] = p if n == 1 else np.broadcast_to(p, (n, p.shape[0]))
+        kwargs["p"] = RecordOnly(p if n == 1 else np.broadcast_to(p, (n, p.shape[0])))
         return kwargs
 
     def new_trial(self, **kwargs: Any) -> dict[str, Any]:
@@ -175,7 +177,7 @@ class SideBias(TrialWrapper):
         kwargs["ground_truth"] = _pick(
             self.task.rng, self.choices, self._cdfs[self.curr_block], 1
         )[0]
-        kwargs["probs"] = probs
+        kwargs["probs"] = RecordOnly(probs)
         return super().new_trial(**kwargs)
 
 
@@ -342,5 +344,5 @@ class TrialHistoryV2(TrialWrapper):
         probs = self.probs if "probs" not in kwargs else self._checked(kwargs["probs"])
         cdf = np.cumsum(probs[self.prev_trial])
         self.prev_trial = int(_pick(rng, np.arange(self.n_ch), cdf, 1)[0])
-        kwargs.update(ground_truth=self.choices[self.prev_trial], probs=probs)
+        kwargs.update(ground_truth=self.choices[self.prev_trial], probs=RecordOnly(probs))
         return super().new_trial(**kwargs)

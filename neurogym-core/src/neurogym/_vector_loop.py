@@ -1,0 +1,54 @@
+"""Vector-env support: the loop env (checked ``set_attr``), attribute and action checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import SyncVectorEnv
+
+from neurogym.errors import InvalidActionError
+from neurogym.validate import closest
+
+__all__ = ["LoopVectorEnv", "check_actions", "check_attribute"]
+
+
+def check_attribute(env: Any, name: str) -> None:
+    """Raise unless ``env`` (or its task) has attribute ``name``, naming the closest one.
+
+    ``set_attr`` on a vector env changes a configuration attribute; a misspelt name would
+    otherwise create a new attribute nobody reads.
+    """
+    task = getattr(env, "unwrapped", env)
+    if hasattr(env, name) or hasattr(task, name):
+        return
+    names = sorted({*dir(task)} - {n for n in dir(task) if n.startswith("_")})
+    raise AttributeError(
+        f"{type(task).__name__} has no attribute {name!r} (set_attr changes an existing "
+        f"attribute of every sub-env){closest(name, names)}"
+    )
+
+
+class LoopVectorEnv(SyncVectorEnv):
+    """gymnasium's SyncVectorEnv whose ``set_attr`` refuses unknown attribute names."""
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Sets attribute ``name`` of every sub-env (see ``SyncVectorEnv.set_attr``).
+
+        Raises:
+            AttributeError: If the sub-envs have no attribute ``name``.
+        """
+        check_attribute(self.envs[0], name)
+        super().set_attr(name, values)
+
+
+def check_actions(act: np.ndarray, n: int, n_actions: int) -> np.ndarray:
+    """``act`` as ``n`` integer actions in ``[0, n_actions)``; InvalidActionError otherwise."""
+    if act.shape != (n,):
+        raise InvalidActionError(f"expected {n} actions (shape ({n},)), got shape {act.shape}")
+    as_int = act.astype(np.intp)
+    if not np.array_equal(as_int, act):
+        raise InvalidActionError(f"actions must be integers in [0, {n_actions}), got {act}")
+    if as_int.min() < 0 or as_int.max() >= n_actions:
+        raise InvalidActionError(f"actions must be integers in [0, {n_actions}), got {act}")
+    return as_int
