@@ -138,3 +138,25 @@ def test_set_attr_with_an_unknown_name_raises(vectorization):
     with pytest.raises(AttributeError, match=r"has no attribute 'sigmaa' .*did you mean 'sigma'"):
         envs.set_attr("sigmaa", 5)
     envs.set_attr("sigma", 0.5)
+
+
+def _numeric_parameters():
+    import inspect
+
+    cases = []
+    for task_id in TASK_IDS:
+        target = neurogym.spec(task_id).load()
+        if not isinstance(target, type):
+            continue  # a collection factory passes its kwargs to a task tested here already
+        for name, parameter in inspect.signature(target).parameters.items():
+            default = parameter.default
+            if isinstance(default, int | float) and not isinstance(default, bool):
+                cases.append((task_id, name))
+    return cases
+
+
+@pytest.mark.parametrize(("task_id", "name"), _numeric_parameters())
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_non_finite_numeric_arguments_raise(task_id, name, value):
+    with pytest.raises((TypeError, ValueError), match=rf"{name}"):
+        neurogym.make(task_id, **{name: value})

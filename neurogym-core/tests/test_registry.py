@@ -285,14 +285,14 @@ def test_make_sets_episode_limits(tiny):
         (
             {"max_episode_steps": 0},
             ValueError,
-            "max_episode_steps must be a positive int or None, got 0",
+            "max_episode_steps must be an int >= 1, got 0",
         ),
-        ({"trials_per_episode": -1}, ValueError, "trials_per_episode must be a positive int"),
-        ({"trials_per_episode": True}, ValueError, "got True"),
+        ({"trials_per_episode": -1}, ValueError, "trials_per_episode must be an int >= 1"),
+        ({"trials_per_episode": True}, TypeError, "got True"),
         (
             {"max_episode_steps": 2.5},
             TypeError,
-            "max_episode_steps must be a positive int or None, got float: 2.5",
+            "max_episode_steps must be an int >= 1, got 2.5",
         ),
     ],
 )

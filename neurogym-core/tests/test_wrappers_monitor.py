@@ -101,7 +101,7 @@ def test_trigger_step_writes_after_interval_steps(tmp_path):
 def test_monitor_validates():
     with pytest.raises(ValueError, match="trigger must be 'trial' or 'step', got 'day'"):
         ngw.Monitor(Toy(), trigger="day")
-    with pytest.raises(ValueError, match="interval must be a positive int"):
+    with pytest.raises(ValueError, match=r"^interval must be an int >= 1, got 0$"):
         ngw.Monitor(Toy(), interval=0)
 
 

@@ -60,8 +60,8 @@ def test_schedules_reproducible_with_seed_or_a_generator():
 @pytest.mark.parametrize(
     ("make", "error", "match"),
     [
-        (lambda: ngw.RandomSchedule(0), ValueError, "n must be a positive int, got 0"),
-        (lambda: ngw.RandomSchedule(2.5), TypeError, "n must be a positive int, got 2.5"),
+        (lambda: ngw.RandomSchedule(0), ValueError, "n must be an int >= 1, got 0"),
+        (lambda: ngw.RandomSchedule(2.5), TypeError, "n must be an int >= 1, got 2.5"),
         (lambda: ngw.SequentialBlockSchedule(2, [1]), ValueError, "one length per condition"),
         (lambda: ngw.RandomBlockSchedule(2, [1, 0]), ValueError, "each block length"),
         (lambda: ngw.RandomBlockSchedule(2, "ab"), TypeError, "block_lens must be a sequence"),

@@ -7,13 +7,13 @@ discovery; tests and tools build their own with ``neurogym.build_registry()`` or
 from __future__ import annotations
 
 import difflib
-import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 import importlib_metadata
 
+from neurogym import validate
 from neurogym._firstparty import FIRST_PARTY_NAMESPACE, distribution_key, providing_family
 from neurogym._specs import ParsedId, TaskSpec, WrapperSpec, parse_task_id
 from neurogym.errors import (
@@ -171,20 +171,11 @@ def _check_optional_str(value: object, name: str) -> None:
 
 
 def _checked_limits(**limits: int | None) -> dict[str, int]:
-    checked: dict[str, int] = {}
-    for name, value in limits.items():
-        if value is None:
-            continue
-        try:
-            number = operator.index(value)
-        except TypeError:
-            raise TypeError(
-                f"{name} must be a positive int or None, got {type(value).__name__}: {value!r}"
-            ) from None
-        if isinstance(value, bool) or number < 1:
-            raise ValueError(f"{name} must be a positive int or None, got {value!r}")
-        checked[name] = number
-    return checked
+    return {
+        name: validate.positive_int(value, name)
+        for name, value in limits.items()
+        if value is not None
+    }
 
 
 def _parse_wrapper_request(item: object) -> tuple[str, Mapping[str, Any]]:

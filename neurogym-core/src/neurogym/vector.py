@@ -28,6 +28,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from neurogym import validate
 from neurogym._builder import BatchBuilder, TrialBatch
 from neurogym._env import TrialEnv
 from neurogym._rowrng import RowGenerators
@@ -96,8 +97,7 @@ def make_vector_env(
         raise ValueError(
             f"vectorization must be 'auto', 'native' or 'loop', got {vectorization!r}"
         )
-    if isinstance(num_envs, bool) or int(num_envs) != num_envs or num_envs < 1:
-        raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+    num_envs = validate.positive_int(num_envs, "num_envs")
     kwargs.pop("render_mode", None)
     registry = get_registry()
     first = registry.make(task_id, **kwargs)

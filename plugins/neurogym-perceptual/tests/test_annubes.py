@@ -426,7 +426,11 @@ def test_feasible_limits_without_catch_trials():
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"catch_prob": 1.5}, ValueError, r"catch_prob must be a number in \[0, 1\], got 1.5"),
+        (
+            {"catch_prob": 1.5},
+            ValueError,
+            r"catch_prob must be a finite number in \[0, 1\], got 1.5",
+        ),
         ({"session": {}}, TypeError, "session must be a non-empty dict"),
         ({"session": {"v": -1}}, ValueError, r"session\['v'\] = -1: probabilities"),
         ({"session": {"v": 0}}, ValueError, "at least one probability must be > 0"),
@@ -440,7 +444,7 @@ def test_feasible_limits_without_catch_trials():
         ({"output_behavior": [0]}, ValueError, "output_behavior needs at least 2 levels"),
         ({"fix_time": "long"}, TypeError, "fix_time='long' is not a valid timing spec"),
         ({"iti": -5}, ValueError, "iti=-5 is not a valid timing spec"),
-        ({"tau": 0}, ValueError, "tau must be > 0"),
+        ({"tau": 0}, ValueError, "tau must be a finite number > 0"),
         ({"random_seed": -1}, ValueError, "random_seed must be None or an int >= 0, got -1"),
         ({"fix_intensity": "x"}, TypeError, "fix_intensity must be a number"),
     ],

@@ -303,11 +303,11 @@ def test_same_seed_same_trials():
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"stim_dur": 50}, ValueError, "stim_dur must be a number >= 100, got 50"),
-        ({"dt": 200}, ValueError, "stim_dur must be a number >= 200, got 100"),
-        ({"sigma": -0.1}, ValueError, "sigma must be a number >= 0, got -0.1"),
-        ({"delay": -100}, ValueError, "delay must be a number >= 0, got -100"),
-        ({"delay": "300"}, TypeError, "delay must be a number >= 0, got '300'"),
+        ({"stim_dur": 50}, ValueError, "stim_dur must be a finite number >= 100, got 50"),
+        ({"dt": 200}, ValueError, "stim_dur must be a finite number >= 200, got 100"),
+        ({"sigma": -0.1}, ValueError, "sigma must be a finite number >= 0, got -0.1"),
+        ({"delay": -100}, ValueError, "delay must be a finite number >= 0, got -100"),
+        ({"delay": "300"}, TypeError, "delay must be a finite number >= 0, got '300'"),
     ],
 )
 def test_bad_constructor_args(kwargs, error, message):

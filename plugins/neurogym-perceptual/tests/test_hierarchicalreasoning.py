@@ -396,7 +396,7 @@ def test_contradictory_forced_stimulus_and_ground_truth():
     env = fresh(21)
     with pytest.raises(ValueError, match="contradict each other"):
         env.new_trial(rule=1, interval=1170.0, stimulus=0, ground_truth=1)
-    with pytest.raises(ValueError, match=re.escape("rule must be 0 or 1, got [2]")):
+    with pytest.raises(ValueError, match=re.escape("rule must hold ints in [0, 1], got [2]")):
         env.new_trial(rule=2)
 
 

@@ -182,11 +182,12 @@ class TestPerceptualDecisionMakingDelayResponse:
 
     @pytest.mark.parametrize(
         ("kwargs", "match"),
-        [({"sigma": -1}, "sigma must be a finite number >= 0.0, got -1"),
-         ({"stim_scale": "x"}, "stim_scale must be a number, got 'x'")],
+        [({"sigma": -1}, "sigma must be a finite number >= 0, got -1"),
+         ({"sigma": float("nan")}, "sigma must be a finite number >= 0, got nan"),
+         ({"stim_scale": "x"}, "stim_scale must be a finite number, got 'x'")],
     )  # fmt: skip
     def test_bad_args(self, kwargs, match):
-        with pytest.raises(ValueError, match=match):
+        with pytest.raises((TypeError, ValueError), match=match):
             PerceptualDecisionMakingDelayResponse(**kwargs)
 
     @pytest.mark.parametrize(("dt", "stimulus", "decision"), [(100, 11, 15), (50, 23, 30)])
@@ -309,7 +310,7 @@ class TestPulseDecisionMaking:
     @pytest.mark.parametrize(
         ("kwargs", "match"),
         [({"p_pulse": (0.3,)}, "p_pulse must be two probabilities"),
-         ({"p_pulse": (0.3, 1.5)}, r"p_pulse values must lie in \[0, 1\]"),
+         ({"p_pulse": (0.3, 1.5)}, r"p_pulse\[1\] must be a finite number in \[0, 1\], got 1.5"),
          ({"n_bin": 0}, "n_bin must be an int >= 1, got 0")],
     )  # fmt: skip
     def test_bad_args(self, kwargs, match):

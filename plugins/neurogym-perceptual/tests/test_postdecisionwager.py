@@ -302,7 +302,7 @@ def test_same_seed_same_trials():
     [
         ({"dim_ring": 1}, "dim_ring must be an int >= 2, got 1"),
         ({"dim_ring": 2.0}, "dim_ring must be an int >= 2, got 2.0"),
-        ({"sigma": -1.0}, "sigma must be a number >= 0, got -1.0"),
+        ({"sigma": -1.0}, "sigma must be a finite number >= 0, got -1.0"),
         ({"rewards": {"fail": 1.0}}, "rewards['correct'] and rewards['fail'] must differ"),
         ({"timing": {"delay": -5}}, "timing['delay']"),
     ],
@@ -315,6 +315,6 @@ def test_bad_constructor_args(kwargs, message):
 def test_forced_ground_truth_out_of_range():
     env = fresh(17)
     with pytest.raises(
-        ValueError, match=r"ground_truth must be a choice index in 0\.\.1, got \[2\]"
+        ValueError, match=r"ground_truth must hold ints in \[0, 1\], got \[2\]"
     ):
         env.new_trial(ground_truth=2)

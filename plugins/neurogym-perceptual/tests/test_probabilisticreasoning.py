@@ -275,7 +275,7 @@ def test_forced_locations_and_shapes_single_row_and_per_trial():
     [
         ({"locs": [0, 1, 2]}, "locs must have shape (4,) or (1, 4) for a batch of 1, got (3,)"),
         ({"shapes": [0, 1, 2, 10]}, "shapes must hold ints in 0..9, got [[0, 1, 2, 10]]"),
-        ({"ground_truth": 2}, "ground_truth must be a choice index 0 or 1"),
+        ({"ground_truth": 2}, "ground_truth must hold ints in [0, 1], got"),
     ],
 )
 def test_bad_forced_values(kwargs, message):

@@ -92,8 +92,7 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
         self.max_trials = max_trials
         if trigger not in _TRIGGERS:
             raise ValueError(f"trigger must be 'trial' or 'step', got {trigger!r}")
-        if int(interval) < 1:
-            raise ValueError(f"interval must be a positive int, got {interval!r}")
+        interval = validate.positive_int(interval, "interval")
         self.name = name or type(env.unwrapped).__name__
         self.trigger = trigger
         self.interval = int(interval)
@@ -193,8 +192,7 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
             with a positive reward), ``cum_rewards`` (summed reward per trial),
             ``mean_cum_reward``, ``performances`` and ``mean_performance``.
         """
-        if int(num_trials) < 1:
-            raise ValueError(f"num_trials must be a positive int, got {num_trials!r}")
+        num_trials = validate.positive_int(num_trials, "num_trials")
         self.data_eval = _empty_log()
         if seed is not None:
             self.action_space.seed(seed)

@@ -14,11 +14,11 @@ no-repeat rule for code that relied on it.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 
 import numpy as np
 
+from neurogym import validate
 from neurogym.timing import TruncExp, trunc_exp
 
 __all__ = [
@@ -30,16 +30,6 @@ __all__ = [
     "TruncExp",
     "trunc_exp",
 ]
-
-
-def _positive_int(value: object, name: str) -> int:
-    try:
-        number = operator.index(value)  # type: ignore[arg-type]  # checked by the except
-    except TypeError:
-        raise TypeError(f"{name} must be a positive int, got {value!r}") from None
-    if isinstance(value, bool) or number < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return number
 
 
 class BaseSchedule:
@@ -61,7 +51,7 @@ class BaseSchedule:
     """
 
     def __init__(self, n: int) -> None:
-        self.n = _positive_int(n, "n")
+        self.n = validate.positive_int(n, "n")
         self.i = 0
         self.count = 0
         self.total_count = 0
@@ -148,7 +138,7 @@ def _block_lens(block_lens: object, n: int) -> tuple[int, ...]:
         raise ValueError(
             f"block_lens must have one length per condition ({n}), got {block_lens!r}"
         )
-    return tuple(_positive_int(length, "each block length") for length in block_lens)
+    return tuple(validate.positive_int(length, "each block length") for length in block_lens)
 
 
 class _BlockSchedule(BaseSchedule):

@@ -13,6 +13,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from neurogym import validate
 from neurogym._builder import TrialBatch
 from neurogym._variables import RecordOnly
 from neurogym.wrappers._base import TrialWrapper
@@ -33,13 +34,7 @@ def _choices(wrapper: TrialWrapper) -> np.ndarray:
 
 
 def _probability_vector(p: Any, n: int, who: str) -> np.ndarray:
-    arr = np.asarray(p, dtype=float)
-    if arr.shape != (n,) or bool((arr < 0).any()) or abs(float(arr.sum()) - 1.0) > 1e-8:
-        raise ValueError(
-            f"{who}: p must hold {n} non-negative probabilities (one per choice) summing to 1, "
-            f"got {p!r}"
-        )
-    return arr
+    return validate.probabilities(p, f"{who}: p (one probability per choice)", size=n)
 
 
 def _pick(rng: np.random.Generator, values: np.ndarray, cdf: np.ndarray, n: int) -> np.ndarray:

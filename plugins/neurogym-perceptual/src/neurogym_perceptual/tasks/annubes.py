@@ -8,7 +8,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, spaces
+from neurogym import BatchBuilder, spaces, validate
 
 __all__ = ["AnnubesEnv"]
 
@@ -239,18 +239,16 @@ class AnnubesEnv(ngym.TrialEnv):
         self.session, self.modalities = _prepare_session(
             DEFAULT_SESSION if session is None else session
         )
-        if isinstance(catch_prob, bool) or not 0 <= catch_prob <= 1:
-            raise ValueError(f"catch_prob must be a number in [0, 1], got {catch_prob!r}")
-        self.catch_prob = float(catch_prob)
+        self.catch_prob = validate.probability(catch_prob, "catch_prob")
         self.intensities = _prepare_intensities(intensities, self.modalities)
         self.max_sequential = _prepare_max_sequential(max_sequential, self.modalities)
         self._check_feasible()
-        if not tau > 0 or not noise_std >= 0:
-            raise ValueError(f"tau must be > 0 and noise_std >= 0, got {tau!r}, {noise_std!r}")
+        validate.number(tau, "tau", minimum=0, exclusive_minimum=True)
+        validate.number(noise_std, "noise_std", minimum=0)
         self.stim_time, self.fix_time, self.iti = stim_time, fix_time, iti
         if isinstance(fix_intensity, bool) or not isinstance(fix_intensity, (int, float)):
             raise TypeError(f"fix_intensity must be a number, got {fix_intensity!r}")
-        self.fix_intensity = fix_intensity
+        self.fix_intensity = validate.number(fix_intensity, "fix_intensity")
         self.tau = tau
         self.noise_std = noise_std
         alpha = self.dt / tau

@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, StandardDecision, spaces
-from neurogym_perceptual.tasks.perceptualdecisionmaking import _int_at_least
+from neurogym import BatchBuilder, StandardDecision, spaces, validate
 
 __all__ = ["AntiReach"]
 
@@ -84,7 +83,7 @@ class AntiReach(ngym.TrialEnv):
         if timing:
             self.timing.update(timing)
         self.abort = False
-        self.dim_ring = n = _int_at_least("dim_ring", dim_ring, 2)
+        self.dim_ring = n = validate.integer(dim_ring, "dim_ring", minimum=2)
         self.theta = np.linspace(0, 2 * np.pi, n, endpoint=False)
         self.choices = np.arange(n)
         self.observation_space = spaces.Box(

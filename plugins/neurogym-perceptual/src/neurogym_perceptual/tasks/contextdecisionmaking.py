@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, StandardDecision, spaces
-from neurogym_perceptual.tasks.perceptualdecisionmaking import _int_at_least, ring_stimulus
+from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_stimulus
 
 __all__ = ["ContextDecisionMaking"]
 
@@ -98,8 +98,8 @@ class ContextDecisionMaking(ngym.TrialEnv):
                 f"got {impl_context_modality!r}"
             )
         self.use_expl_context = bool(use_expl_context)
-        self.dim_ring = _int_at_least("dim_ring", dim_ring, 2)
-        self.sigma = sigma / np.sqrt(self.dt)
+        self.dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
+        self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.cohs = list(COHS)
         self.contexts = [0, 1] if self.use_expl_context else [int(impl_context_modality)]
         self.rewards = {"abort": -0.1, "correct": +1.0}

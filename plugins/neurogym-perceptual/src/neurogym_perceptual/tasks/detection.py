@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, spaces
+from neurogym import BatchBuilder, spaces, validate
 
 __all__ = ["Detection"]
 
@@ -103,10 +103,10 @@ class Detection(ngym.TrialEnv):
         stim_dur: float = 100,
     ) -> None:
         super().__init__(dt=dt)
-        _check_number("sigma", sigma, 0)
+        validate.number(sigma, "sigma", minimum=0)
         if delay is not None:
-            _check_number("delay", delay, 0)
-        _check_number("stim_dur", stim_dur, self.dt)
+            validate.number(delay, "delay", minimum=0)
+        validate.number(stim_dur, "stim_dur", minimum=self.dt)
         self.choices = np.arange(2)
         self.sigma = sigma / math.sqrt(self.dt)
         self.delay = delay
@@ -191,11 +191,3 @@ class Detection(ngym.TrialEnv):
         go = self.trial["ground_truth"] == 1
         self.r_tmax = self.rewards["miss"] if go else 0.0
         self.performance = 0 if go else 1
-
-
-def _check_number(name: str, value: Any, minimum: float) -> None:
-    """Rejects ``value`` unless it is a real number ``>= minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number >= {minimum}, got {value!r}")
-    if not value >= minimum:
-        raise ValueError(f"{name} must be a number >= {minimum}, got {value!r}")

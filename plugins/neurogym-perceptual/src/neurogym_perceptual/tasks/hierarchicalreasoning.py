@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, spaces
+from neurogym import BatchBuilder, spaces, validate
 from neurogym.timing import TimingSpec
 
 __all__ = ["HierarchicalReasoning"]
@@ -171,7 +171,7 @@ class HierarchicalReasoning(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         rules = self._next_rules(b.rng, b.n)
         rule = b.set_param("rule", kwargs.get("rule", rules))
-        _check_binary("rule", rule)
+        validate.integers_in_range(rule, "rule", 0, 1)
         b.add_period(["fixation", "rule_target", "fixation2", "flash1"])
         interval = self._add_delay(b)
         b.add_period(["flash2", "decision"], after="delay")
@@ -203,11 +203,11 @@ class HierarchicalReasoning(ngym.TrialEnv):
         """Flashed location and correct choice; a forced ``ground_truth`` sets the location."""
         if "ground_truth" not in b.kwargs:
             stimulus = b.choice("stimulus", self.choices)
-            _check_binary("stimulus", stimulus)
+            validate.integers_in_range(stimulus, "stimulus", 0, 1)
             choice = np.where(pro_choice, stimulus, 1 - stimulus)
             return stimulus, b.set_param("ground_truth", choice)
         choice = b.set_param("ground_truth", b.kwargs["ground_truth"])
-        _check_binary("ground_truth", choice)
+        validate.integers_in_range(choice, "ground_truth", 0, 1)
         stimulus = np.where(pro_choice, choice, 1 - choice)
         if "stimulus" in b.kwargs and np.any(b.kwargs["stimulus"] != stimulus):
             raise ValueError(
@@ -261,9 +261,3 @@ def median_ms(spec: TimingSpec) -> float:
         f"timing['delay'] = {spec.raw!r}: the long/short threshold is the median delay, so the "
         "delay must be a constant, choice, uniform or truncated-exponential spec"
     )
-
-
-def _check_binary(name: str, values: np.ndarray) -> None:
-    bad = (values != 0) & (values != 1)
-    if np.any(bad):
-        raise ValueError(f"{name} must be 0 or 1, got {np.asarray(values)[bad].tolist()}")

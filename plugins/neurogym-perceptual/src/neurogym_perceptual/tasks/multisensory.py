@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, StandardDecision, spaces
-from neurogym_perceptual.tasks.perceptualdecisionmaking import _int_at_least, ring_stimulus
+from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_stimulus
 
 __all__ = ["MultiSensoryIntegration"]
 
@@ -83,9 +83,9 @@ class MultiSensoryIntegration(ngym.TrialEnv):
         dim_ring: int = 2,
     ) -> None:
         super().__init__(dt=dt)
-        self.dim_ring = _int_at_least("dim_ring", dim_ring, 2)
+        self.dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
         self.cohs = list(COHS)
-        self.sigma = sigma / np.sqrt(self.dt)
+        self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.rewards = {"abort": -0.1, "correct": +1.0}
         if rewards:
             self.rewards.update(rewards)

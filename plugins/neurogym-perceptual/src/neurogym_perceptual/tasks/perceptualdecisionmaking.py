@@ -92,9 +92,10 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
         abort: bool = False,
     ) -> None:
         super().__init__(dt=dt)
-        dim_ring = _int_at_least("dim_ring", dim_ring, 2)
-        self.cohs = np.asarray(DEFAULT_COHS if cohs is None else cohs, dtype=float)
-        self.sigma = sigma / np.sqrt(self.dt)
+        dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
+        cohs = DEFAULT_COHS if cohs is None else cohs
+        self.cohs = np.array([validate.number(coh, "cohs[]") for coh in cohs])
+        self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
         if rewards:
             self.rewards.update(rewards)
@@ -128,23 +129,6 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
 
 DELAY_CHOICES = (300, 500, 700, 900, 1200, 2000, 3200, 4000)
 """Delay durations (ms) of PerceptualDecisionMakingDelayResponse, drawn uniformly."""
-
-
-def _int_at_least(name: str, value: Any, minimum: int) -> int:
-    """``value`` as an int ``>= minimum``; raises ValueError naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _number(name: str, value: Any, low: float = -np.inf) -> float:
-    """``value`` as a finite float ``>= low``; raises ValueError naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    number = float(value)
-    if not np.isfinite(number) or number < low:
-        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
-    return number
 
 
 class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
@@ -207,10 +191,10 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
         sigma: float = 1.0,
     ) -> None:
         super().__init__(dt=dt)
-        self.stim_scale = _number("stim_scale", stim_scale)
+        self.stim_scale = validate.number(stim_scale, "stim_scale")
         self.choices = np.array([1, 2])
         self.cohs = np.asarray(DEFAULT_COHS, dtype=float) * self.stim_scale
-        self.sigma = _number("sigma", sigma, low=0.0) / np.sqrt(self.dt)
+        self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
         if rewards:
             self.rewards.update(rewards)
@@ -306,7 +290,7 @@ class PulseDecisionMaking(ngym.TrialEnv):
     ) -> None:
         super().__init__(dt=dt)
         self.p_pulse = _pulse_probabilities(p_pulse)
-        self.n_bin = _int_at_least("n_bin", n_bin, 1)
+        self.n_bin = validate.positive_int(n_bin, "n_bin")
         self.choices = np.arange(2)
         self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
         if rewards:
@@ -373,11 +357,9 @@ class PulseDecisionMaking(ngym.TrialEnv):
 
 
 def _pulse_probabilities(p_pulse: Any) -> tuple[float, float]:
-    """Validates ``p_pulse``: two probabilities in [0, 1]."""
+    """Validates ``p_pulse``: two probabilities."""
     values = tuple(p_pulse) if isinstance(p_pulse, (list, tuple, np.ndarray)) else ()
     if len(values) != 2:
         raise ValueError(f"p_pulse must be two probabilities (p1, p2), got {p_pulse!r}")
-    first, second = (_number(f"p_pulse[{i}]", value) for i, value in enumerate(values))
-    if not (0 <= first <= 1 and 0 <= second <= 1):
-        raise ValueError(f"p_pulse values must lie in [0, 1], got {p_pulse!r}")
+    first, second = (validate.probability(v, f"p_pulse[{i}]") for i, v in enumerate(values))
     return first, second

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, spaces
+from neurogym import BatchBuilder, spaces, validate
 from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_stimulus
 
 __all__ = ["PostDecisionWager"]
@@ -98,8 +98,8 @@ class PostDecisionWager(ngym.TrialEnv):
         sigma: float = 1.0,
     ) -> None:
         super().__init__(dt=dt)
-        dim_ring = _check_dim_ring(dim_ring)
-        _check_sigma(sigma)
+        dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
+        validate.number(sigma, "sigma", minimum=0)
         self.dim_ring = dim_ring
         self.wagers = (True, False)
         self.theta = np.linspace(0, 2 * np.pi, dim_ring + 1)[:-1]
@@ -136,7 +136,7 @@ class PostDecisionWager(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         wager = b.choice("wager", self.wagers).astype(bool)
         ground_truth = b.choice("ground_truth", self.choices)
-        _check_choice(ground_truth, self.dim_ring)
+        validate.integers_in_range(ground_truth, "ground_truth", 0, self.dim_ring - 1)
         coh = b.choice("coh", self.cohs)
         b.add_period(["fixation", "stimulus", "delay"])
         b.add_period("pre_sure", duration=self._pre_sure_ms(b) * wager, after="stimulus")
@@ -184,23 +184,6 @@ class PostDecisionWager(ngym.TrialEnv):
         return sure
 
 
-def _check_dim_ring(dim_ring: Any) -> int:
-    """``dim_ring`` as an int, or a precise error unless it is an int >= 2."""
-    if isinstance(dim_ring, bool) or not isinstance(dim_ring, (int, np.integer)):
-        raise TypeError(f"dim_ring must be an int >= 2, got {dim_ring!r}")
-    if dim_ring < 2:
-        raise ValueError(f"dim_ring must be an int >= 2, got {dim_ring!r}")
-    return int(dim_ring)
-
-
-def _check_sigma(sigma: Any) -> None:
-    """Rejects ``sigma`` unless it is a number >= 0."""
-    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.integer, np.floating)):
-        raise TypeError(f"sigma must be a number >= 0, got {sigma!r}")
-    if not sigma >= 0:
-        raise ValueError(f"sigma must be a number >= 0, got {sigma!r}")
-
-
 def _default_sure(rewards: dict[str, float]) -> None:
     """``sure`` defaults to 0.7 x ``correct``; ``correct`` and ``fail`` must differ."""
     rewards.setdefault("sure", SURE_FRACTION * rewards["correct"])
@@ -208,14 +191,4 @@ def _default_sure(rewards: dict[str, float]) -> None:
         raise ValueError(
             f"rewards['correct'] and rewards['fail'] must differ (the sure option's performance "
             f"is normalised by their difference), got both = {rewards['correct']!r}"
-        )
-
-
-def _check_choice(ground_truth: np.ndarray, dim_ring: int) -> None:
-    """Rejects forced ground truths outside ``0..dim_ring-1``."""
-    bad = (ground_truth < 0) | (ground_truth >= dim_ring)
-    if np.any(bad):
-        raise ValueError(
-            f"ground_truth must be a choice index in 0..{dim_ring - 1}, got "
-            f"{np.asarray(ground_truth)[bad].tolist()}"
         )

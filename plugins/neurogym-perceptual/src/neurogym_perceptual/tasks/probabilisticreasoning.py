@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, StandardDecision, spaces
+from neurogym import BatchBuilder, StandardDecision, spaces, validate
 
 __all__ = ["ProbabilisticReasoning"]
 
@@ -85,7 +85,7 @@ class ProbabilisticReasoning(ngym.TrialEnv):
     ) -> None:
         super().__init__(dt=dt)
         self.shape_weight = _check_weights(shape_weight)
-        self.n_loc = _check_n_loc(n_loc)
+        self.n_loc = validate.positive_int(n_loc, "n_loc")
         self.n_shape = n_shape = self.shape_weight.shape[0]
         self.shapes = np.eye(n_shape)
         self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
@@ -124,7 +124,7 @@ class ProbabilisticReasoning(ngym.TrialEnv):
         log_odd = b.set_param("log_odd", self.shape_weight[shapes].sum(axis=1))
         if "ground_truth" in kwargs:
             ground_truth = b.set_param("ground_truth", kwargs["ground_truth"])
-            _check_binary(ground_truth)
+            validate.integers_in_range(ground_truth, "ground_truth", 0, 1)
         else:
             p_second = 0.5 * (1.0 + np.tanh(0.5 * _LN10 * log_odd))
             ground_truth = b.set_param("ground_truth", (b.rng.random(n) < p_second).astype(int))
@@ -195,19 +195,3 @@ def _check_weights(shape_weight: Any) -> np.ndarray:
             f"got {shape_weight!r}"
         )
     return weights
-
-
-def _check_n_loc(n_loc: Any) -> int:
-    if isinstance(n_loc, bool) or not isinstance(n_loc, (int, np.integer)):
-        raise TypeError(f"n_loc must be an int >= 1, got {n_loc!r}")
-    if n_loc < 1:
-        raise ValueError(f"n_loc must be an int >= 1, got {n_loc!r}")
-    return int(n_loc)
-
-
-def _check_binary(ground_truth: np.ndarray) -> None:
-    bad = (ground_truth != 0) & (ground_truth != 1)
-    if np.any(bad):
-        raise ValueError(
-            f"ground_truth must be a choice index 0 or 1, got {np.asarray(ground_truth)[bad]}"
-        )

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, StandardDecision, spaces
+from neurogym import BatchBuilder, StandardDecision, spaces, validate
 
 __all__ = ["ToneDetection"]
 
@@ -84,7 +84,7 @@ class ToneDetection(ngym.TrialEnv):
         self, dt: float = 50, sigma: float = 0.2, timing: Mapping[str, Any] | None = None
     ) -> None:
         super().__init__(dt=dt)
-        self.sigma = sigma / np.sqrt(self.dt)
+        self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.rewards = {"abort": -0.1, "correct": +1.0, "noresp": -0.1}
         self.timing = {"stimulus": 2000, "toneTiming": [500, 1000, 1500], "toneDur": 50}
         if timing:
