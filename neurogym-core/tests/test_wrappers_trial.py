@@ -139,7 +139,10 @@ def test_random_ground_truth_single_draw_equals_a_batch_of_one():
 
 
 def test_random_ground_truth_validates_p():
-    with pytest.raises(ValueError, match=r"^RandomGroundTruth: p \(one probability per choice\) must be 2 non-negative"):
+    with pytest.raises(
+        ValueError,
+        match=r"^RandomGroundTruth: p \(one probability per choice\) must be 2 non-negative",
+    ):
         ngw.RandomGroundTruth(Toy(), p=[0.5, 0.6])
     with pytest.raises(AttributeError, match="needs a task with a 'choices' attribute"):
         ngw.RandomGroundTruth(_NoChoices())
