@@ -256,3 +256,28 @@ def test_looped_batches_refuse_a_chain_that_switches_envs():
     env.reset(seed=0)
     with pytest.raises(NotImplementedError, match="come from the several envs of MultiEnvs"):
         env.new_trials(2)
+
+
+class _Appending(TrialWrapper):
+    """Shows the task's observation with 7 extra dims (as docs/wrappers.md tells authors)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        low = np.concatenate([env.observation_space.low, np.zeros(7, np.float32)])
+        high = np.concatenate([env.observation_space.high, np.ones(7, np.float32)])
+        self.observation_space = gym.spaces.Box(low, high, dtype=np.float32)
+
+    def current_observation(self):
+        return np.concatenate([super().current_observation(), np.ones(7, np.float32)])
+
+    def step(self, action):
+        ob, reward, terminated, truncated, info = super().step(action)
+        return np.concatenate([ob, np.ones(7, np.float32)]), reward, terminated, truncated, info
+
+
+def test_reset_returns_the_observation_an_overriding_wrapper_shows():
+    env = _Appending(Toy())
+    ob, _ = env.reset(seed=0)
+    stepped, *_ = env.step(0)
+    assert ob.shape == stepped.shape == env.observation_space.shape
+    np.testing.assert_array_equal(ob[-7:], np.ones(7))

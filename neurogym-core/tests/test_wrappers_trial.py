@@ -56,6 +56,7 @@ def test_side_bias_validates_probs(probs, error, match):
         ((0, 200), ValueError, "low value must be >= 1"),
         ((300, 200), ValueError, "high value must be >= low"),
         ("invalid", TypeError, "block_dur must be one of"),
+        ([100, 200], TypeError, r"block_dur as a range is a \(low, high\) tuple, got the list"),
         (True, TypeError, "block_dur must be one of"),
     ],
 )

@@ -446,9 +446,14 @@ def test_feasible_limits_without_catch_trials():
         ({"iti": -5}, ValueError, "iti=-5 is not a valid timing spec"),
         ({"tau": 0}, ValueError, "tau must be a finite number > 0"),
         ({"random_seed": -1}, ValueError, "random_seed must be None or an int >= 0, got -1"),
-        ({"fix_intensity": "x"}, TypeError, "fix_intensity must be a number"),
+        ({"fix_intensity": "x"}, TypeError, "fix_intensity must be a finite number"),
     ],
 )
 def test_constructor_errors(kwargs, error, message):
     with pytest.raises(error, match=message):
         AnnubesEnv(**kwargs)
+
+
+def test_catch_prob_one_with_shown_stimuli_raises_as_upstream():
+    with pytest.raises(ValueError, match=r"^catch_prob=1 makes every trial a catch trial"):
+        AnnubesEnv(session={"a": 0.5, "v": 0.5}, catch_prob=1.0)

@@ -316,3 +316,13 @@ def test_forced_ground_truth_out_of_range():
     env = fresh(17)
     with pytest.raises(ValueError, match=r"ground_truth must hold ints in \[0, 1\], got \[2\]"):
         env.new_trial(ground_truth=2)
+
+
+def test_pre_sure_is_an_empty_period_of_non_wager_trials():
+    # Listed under "Differences from NeuroGym 2.3.1": upstream had no pre_sure period at all.
+    env = fresh(3)
+    for _ in range(40):
+        trial = env.new_trial()
+        assert "pre_sure" in env.start_t
+        empty = env.start_t["pre_sure"] == env.end_t["pre_sure"]
+        assert empty == (not trial["wager"])

@@ -196,10 +196,17 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Resets the wrapped env; its first trial is generated through this chain."""
+        """Resets the wrapped env; its first trial is generated through this chain.
+
+        A wrapper that overrides :meth:`current_observation` (because its ``step`` changes the
+        observation) returns that observation here too, so reset and step agree.
+        """
         self.reset_state()
         with owning_trials(self):
-            return self.env.reset(seed=seed, options=options)
+            ob, info = self.env.reset(seed=seed, options=options)
+        if type(self).current_observation is not TrialWrapper.current_observation:
+            ob = self.current_observation()
+        return ob, info
 
     def reset_state(self) -> None:
         """Forgets per-episode state before a reset (override; the default does nothing).

@@ -218,8 +218,13 @@ def _checked_block_dur(block_dur: Any) -> int | float | tuple[int, int]:
         if not 0 < block_dur < 1:
             raise ValueError(f"block_dur as float must be in range (0, 1), got {block_dur}")
         return block_dur
-    elif isinstance(block_dur, tuple | list):
-        return _checked_range(tuple(block_dur))
+    elif isinstance(block_dur, tuple):
+        return _checked_range(block_dur)
+    elif isinstance(block_dur, list):  # upstream raised TypeError too; the docs promise it
+        raise TypeError(
+            f"block_dur as a range is a (low, high) tuple, got the list {block_dur!r}; pass "
+            f"{tuple(block_dur)!r}"
+        )
     raise TypeError(
         "block_dur must be one of: int >= 1 (fixed duration), 0 < float < 1 (switch "
         f"probability), or (low, high) tuple of ints (random range); got {block_dur!r}"
@@ -229,7 +234,7 @@ def _checked_block_dur(block_dur: Any) -> int | float | tuple[int, int]:
 def _checked_range(block_dur: tuple[Any, ...]) -> tuple[int, int]:
     if len(block_dur) != 2:
         raise ValueError(
-            f"block_dur as tuple/list must have exactly 2 elements (low, high), got {block_dur}"
+            f"block_dur as a tuple must have exactly 2 elements (low, high), got {block_dur}"
         )
     low, high = block_dur
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)):

@@ -240,14 +240,18 @@ class AnnubesEnv(ngym.TrialEnv):
             DEFAULT_SESSION if session is None else session
         )
         self.catch_prob = validate.probability(catch_prob, "catch_prob")
+        if self.catch_prob == 1 and any(p > 0 for p in self.session.values()):
+            raise ValueError(
+                "catch_prob=1 makes every trial a catch trial, so the session's stimuli "
+                f"{sorted(map(str, self.session))} (with probabilities > 0) would never be "
+                "shown; use catch_prob < 1"
+            )
         self.intensities = _prepare_intensities(intensities, self.modalities)
         self.max_sequential = _prepare_max_sequential(max_sequential, self.modalities)
         self._check_feasible()
         validate.number(tau, "tau", minimum=0, exclusive_minimum=True)
         validate.number(noise_std, "noise_std", minimum=0)
         self.stim_time, self.fix_time, self.iti = stim_time, fix_time, iti
-        if isinstance(fix_intensity, bool) or not isinstance(fix_intensity, (int, float)):
-            raise TypeError(f"fix_intensity must be a number, got {fix_intensity!r}")
         self.fix_intensity = validate.number(fix_intensity, "fix_intensity")
         self.tau = tau
         self.noise_std = noise_std
