@@ -55,4 +55,10 @@ def test_spec_metadata_is_complete(spec):
     assert spec.paper_name, f"{spec.id} has no paper name"
     assert spec.paper_link.startswith("http"), f"{spec.id} has no paper link"
     assert spec.description, f"{spec.id} has no description"
-    assert set(spec.tags) <= set(neurogym.tags())
+    assert len(set(spec.tags)) == len(spec.tags), f"{spec.id} repeats a tag: {spec.tags}"
+    assert all(tag == tag.strip() and tag for tag in spec.tags), spec.tags
+    for tag in spec.tags:  # the tag filter finds the task under each of its tags
+        assert spec in neurogym.tasks(tag=tag), (spec.id, tag)
+    made = neurogym.make(spec.id).unwrapped  # and the made env carries the spec's facts
+    assert made.metadata["tags"] == list(spec.tags)
+    assert made.metadata["paper_link"] == spec.paper_link

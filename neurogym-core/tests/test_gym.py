@@ -168,3 +168,18 @@ def test_gymnasium_make_in_a_spawned_process(fake_default):
 
 def test_fresh_registry_is_not_the_default(fake_default):
     assert build_registry() is not get_registry()
+
+
+def test_dir_shows_the_curated_api_only():
+    import neurogym
+
+    names = dir(neurogym)
+    assert not {"Any", "TYPE_CHECKING", "annotations"} & set(names)
+    assert set(neurogym.__all__) <= set(names)
+
+
+def test_new_trial_on_a_batch_native_task_explains_the_api():
+    from data_tasks import VarTask
+
+    with pytest.raises(NotImplementedError, match=r"VarTask is batch-native: it implements "):
+        VarTask()._new_trial()

@@ -96,6 +96,16 @@ _LAZY = {
 }
 
 
+def __dir__() -> list[str]:
+    # The curated API (and the public submodules already imported), not the helpers this
+    # module imports for itself (Any, TYPE_CHECKING, annotations).
+    loaded = {name for name in globals() if not name.startswith("_") and name in _SUBMODULES}
+    return sorted({*__all__, *loaded})
+
+
+_SUBMODULES = frozenset({"errors", "hookspecs", "rules", "spaces", "testing", "timing"})
+
+
 def __getattr__(name: str) -> Any:
     if name == "__version__":
         from importlib.metadata import version

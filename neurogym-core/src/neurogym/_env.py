@@ -196,6 +196,12 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
 
     def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
         """Builds the next trial (override in upstream-style tasks)."""
+        if self.batch_native:
+            raise NotImplementedError(
+                f"{type(self).__name__} is batch-native: it implements _new_trials(b, **kwargs), "
+                "not _new_trial; call env.new_trial(**kwargs) for one trial or "
+                "env.new_trials(n, **kwargs) for a batch"
+            )
         raise NotImplementedError(
             f"{type(self).__name__} must implement _new_trials(b, **kwargs) or "
             "_new_trial(**kwargs)"
@@ -454,7 +460,11 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         return ob, reward, terminated, truncated, info
 
     def render(self) -> None:
-        """No rendering (``metadata["render_modes"]`` is empty); plot with neurogym.plot."""
+        """No rendering (``metadata["render_modes"]`` is empty).
+
+        Plotting trials (``neurogym.plot``) is planned; meanwhile ``env.ob``, ``env.gt`` and
+        ``neurogym.batch`` give the arrays to plot.
+        """
         return None
 
     def __str__(self) -> str:

@@ -133,7 +133,8 @@ def to_torch(array: np.ndarray | None) -> Any:
 class TrainingBatch:
     """``B`` complete trials padded to the longest, for a supervised training step.
 
-    Iterating gives ``(inputs, targets, mask, trial)``, PsychRNN's ``x, y, mask, params``.
+    Iterating gives ``(inputs, targets, mask, trial)`` (PsychRNN calls the fourth ``params``;
+    here it is the :attr:`trial` field).
 
     Attributes:
         inputs: Observations, ``(B, T, *obs)`` (``(T, B, *obs)`` if ``time_major``).
@@ -228,7 +229,7 @@ def batch(
 
     Example::
 
-        x, y, mask, params = neurogym.batch("PerceptualDecisionMaking-v0", 256, seed=0)
+        x, y, mask, trial = neurogym.batch("PerceptualDecisionMaking-v0", 256, seed=0)
         loss = (cross_entropy(model(x), y) * mask).sum() / mask.sum()
 
     Args:

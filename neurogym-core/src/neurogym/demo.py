@@ -77,7 +77,9 @@ def run_demo(task_id: str = DEFAULT_TASK, trials: int = 20, seed: int = 0) -> di
     agent = IntegratorAgent(env.unwrapped)
     ob, _ = env.reset(seed=seed)
     print(f"\nRunning an evidence-integrating agent on {task_id} (seed={seed}):")
-    print(f"{'trial':>5} {'coh':>6} {'truth':>5} {'choice':>6} {'reward':>7}  outcome")
+    print("answer: the correct action (ground_truth + 1, since action 0 means fixate)")
+    print("choice: the agent's response action (- if it never responded)")
+    print(f"{'trial':>5} {'coh':>6} {'answer':>6} {'choice':>6} {'reward':>7}  outcome")
     outcomes: list[tuple[float, bool, float]] = []
     trial_reward, choice = 0.0, 0
     while len(outcomes) < trials:
@@ -89,11 +91,11 @@ def run_demo(task_id: str = DEFAULT_TASK, trials: int = 20, seed: int = 0) -> di
             trial = info["trial"]
             correct = bool(info["performance"] == 1)
             coh = float(trial.get("coh", np.nan))
-            truth = int(trial.get("ground_truth", -1)) + 1
+            answer = int(trial.get("ground_truth", -1)) + 1  # the action that is correct
             shown = choice if choice else "-"
             label = "correct" if correct else ("no answer" if not choice else "wrong")
             print(
-                f"{len(outcomes) + 1:>5} {coh:>6.1f} {truth:>5} {shown!s:>6} "
+                f"{len(outcomes) + 1:>5} {coh:>6.1f} {answer:>6} {shown!s:>6} "
                 f"{trial_reward:>7.2f}  {label}"
             )
             outcomes.append((coh, correct, trial_reward))
