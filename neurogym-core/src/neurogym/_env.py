@@ -460,10 +460,10 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         return ob, reward, terminated, truncated, info
 
     def render(self) -> None:
-        """No rendering (``metadata["render_modes"]`` is empty).
+        """No rendering (``metadata["render_modes"]`` is empty); plot runs instead.
 
-        Plotting trials (``neurogym.plot``) is planned; meanwhile ``env.ob``, ``env.gt`` and
-        ``neurogym.batch`` give the arrays to plot.
+        :func:`neurogym.plot.plot_env` (extra ``neurogym-core[plot]``) or ``neurogym plot ID``
+        draws observations, actions against ground truth, rewards and performance.
         """
         return None
 

@@ -6,6 +6,7 @@ Usage::
     neurogym info ID                               # one task's spec and documentation
     neurogym check [--plugin NAME | ID ...]        # the conformance kit, as a pass/fail table
     neurogym new [--output-dir DIR] [--no-input] [KEY=VALUE ...]   # bake a new plugin
+    neurogym plot ID [--trials N] [--seed S] [--out FILE]          # draw a run of a task
 
 Exit status: 0 on success; 1 if a task fails its checks, a plugin fails to load or a plugin
 cannot be created; 2 for a usage error (unknown id, plugin, tag or answer). ``python -m
@@ -384,7 +385,37 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--no-input", action="store_true", help="ask nothing; use the defaults")
     new.add_argument("answers", nargs="*", metavar="KEY=VALUE", help="e.g. plugin_name=mylab")
     new.set_defaults(run=cmd_new)
+
+    plot = sub.add_parser(
+        "plot", help="draw a run of a task into an image file (needs neurogym-core[plot])"
+    )
+    plot.add_argument("task_id", metavar="ID", help="a task id, e.g. PerceptualDecisionMaking")
+    plot.add_argument("--trials", type=_positive_int, default=2, help="trials to run (2)")
+    plot.add_argument("--seed", type=int, default=0, help="seed of env.reset (0)")
+    plot.add_argument(
+        "--out", "-o", type=Path, default=None, metavar="FILE", help="image file (<task>.png)"
+    )
+    plot.set_defaults(run=cmd_plot)
     return parser
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    """Draw ``plot_env`` of a task (the ground-truth policy) into an image file."""
+    spec = _resolve(args.task_id)
+    try:
+        plot = importlib.import_module("neurogym.plot")
+    except ImportError:
+        raise CommandError(
+            'needs matplotlib, which comes with the plot extra: pip install "neurogym-core[plot]"'
+        ) from None
+    out = args.out or Path(f"{spec.name}.png")
+    figure = plot.plot_env(spec.id, num_trials=args.trials, seed=args.seed)
+    try:
+        figure.savefig(out, dpi=100)
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"cannot write {str(out)!r}: {exc}") from exc
+    print(f"wrote {out}: {args.trials} trial(s) of {spec.id} with the ground-truth policy")
+    return 0
 
 
 def _questions_epilog() -> str | None:

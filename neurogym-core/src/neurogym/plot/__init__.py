@@ -1,0 +1,46 @@
+"""Plots of tasks, behaviour and training (needs the ``plot`` extra: ``neurogym-core[plot]``).
+
+``import neurogym`` never imports this package or matplotlib; ``neurogym.plot`` does.
+Every function returns a ``matplotlib.figure.Figure`` built without pyplot (no global state,
+no display needed): save it with ``fig.savefig("trial.png")``.
+
+* :func:`plot_env`: observations, actions against ground truth, rewards and performance of a
+  run of any task (:func:`run_env` records one without plotting).
+* :func:`collect_choices`, :func:`fit_psychometric`, :func:`plot_psychometric`: psychometric
+  curves of two-choice tasks.
+* :func:`plot_training`: reward and performance over trials from a ``Monitor``.
+
+``python -m neurogym.plot DIR`` writes the example figures of ``docs/plotting.md``.
+"""
+
+from __future__ import annotations
+
+try:
+    import matplotlib  # noqa: F401  (checked here so the error says how to install it)
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "neurogym.plot needs matplotlib, which comes with the plot extra: pip install "
+        '"neurogym-core[plot]"'
+    ) from exc
+
+from neurogym.plot._envplot import plot_env
+from neurogym.plot._psychometric import (
+    PsychometricFit,
+    collect_choices,
+    fit_psychometric,
+    plot_psychometric,
+)
+from neurogym.plot._run import Run, run_env
+from neurogym.plot._training import moving_average, plot_training
+
+__all__ = [
+    "PsychometricFit",
+    "Run",
+    "collect_choices",
+    "fit_psychometric",
+    "moving_average",
+    "plot_env",
+    "plot_psychometric",
+    "plot_training",
+    "run_env",
+]

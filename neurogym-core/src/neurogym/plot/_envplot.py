@@ -1,0 +1,158 @@
+"""``plot_env``: a task's observations, actions against ground truth, rewards and performance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from neurogym.plot._run import Policy, Run, run_env
+
+__all__ = ["plot_env"]
+
+_TRACES_UP_TO = 6  # observations with more dims are drawn as a heatmap
+
+
+def _dim_labels(space: gym.Space[Any], size: int) -> list[str]:
+    """One label per dim from the space's names: ``fixation``, ``stimulus 1``, ..."""
+    labels = [str(i) for i in range(size)]
+    names = getattr(space, "name", None) or {}
+    start = int(getattr(space, "start", 0)) if not space.shape else 0
+    for name, index in names.items():
+        indices = [index] if isinstance(index, int) else list(index)
+        for k, i in enumerate(indices):
+            labels[i - start] = name if len(indices) == 1 else f"{name} {k + 1}"
+    return labels
+
+
+def _boundaries(axes: list[Axes], run: Run) -> None:
+    for end in run.trial_ends[:-1] if len(run.trial_ends) else []:
+        for ax in axes:
+            ax.axvline(end + 0.5, color="0.55", linewidth=0.9, linestyle=":")
+
+
+def _observations(ax: Axes, run: Run, space: gym.Space[Any]) -> None:
+    obs = run.obs.reshape(len(run.obs), -1)
+    labels = (
+        _dim_labels(space, obs.shape[1])
+        if obs.shape[1] == int(np.prod(space.shape or (1,)))
+        else [str(i) for i in range(obs.shape[1])]
+    )
+    if obs.shape[1] <= _TRACES_UP_TO:
+        for i in range(obs.shape[1]):
+            ax.plot(obs[:, i], label=labels[i], linewidth=1.3)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8, frameon=False)
+    else:
+        image = ax.imshow(
+            obs.T, aspect="auto", origin="lower", cmap="viridis", interpolation="nearest"
+        )
+        ax.figure.colorbar(image, cax=ax.inset_axes((1.01, 0.0, 0.015, 1.0)))
+        groups: dict[str, list[int]] = {}
+        for i, label in enumerate(labels):
+            groups.setdefault(label.rsplit(" ", 1)[0] if " " in label else label, []).append(i)
+        centres = [float(np.mean(indices)) for indices in groups.values()]
+        ax.set_yticks(centres, list(groups), fontsize=8)
+        for indices in groups.values():  # separate the named groups
+            ax.axhline(indices[-1] + 0.5, color="w", linewidth=0.5, alpha=0.6)
+    ax.set_ylabel("observation")
+
+
+def _actions(ax: Axes, run: Run, space: gym.Space[Any]) -> None:
+    if isinstance(space, gym.spaces.Discrete):
+        ax.step(range(len(run.actions)), run.actions, where="mid", label="action",
+                linewidth=4, alpha=0.45, color="C0")  # fmt: skip
+        if run.gt is not None:
+            ax.step(range(len(run.gt)), run.gt, where="mid", linestyle="--", color="k",
+                    label="ground truth", linewidth=1.2)  # fmt: skip
+        start, n = int(space.start), int(space.n)
+        labels = _dim_labels(space, n)
+        if n <= 8:
+            ax.set_yticks(range(start, start + n), labels, fontsize=8)
+        else:  # many actions (a ring of choices): one tick per named group, at its middle
+            groups: dict[str, list[int]] = {}
+            for i, label in enumerate(labels):
+                key = label.rsplit(" ", 1)[0] if " " in label else label
+                groups.setdefault(key, []).append(start + i)
+            ticks = [float(np.mean(actions)) for actions in groups.values()]
+            names = [
+                f"{name} ({a[0]}-{a[-1]})" if len(a) > 1 else name for name, a in groups.items()
+            ]
+            ax.set_yticks(ticks, names, fontsize=8)
+        ax.set_ylim(start - 0.5, start + n - 0.5)
+    else:
+        acts = run.actions.reshape(len(run.actions), -1)
+        labels = _dim_labels(space, acts.shape[1])
+        for i in range(acts.shape[1]):
+            ax.plot(acts[:, i], color=f"C{i}", label=f"action: {labels[i]}", linewidth=4,
+                    alpha=0.45)  # fmt: skip
+        if run.gt is not None:
+            gt = run.gt.reshape(len(run.gt), -1)
+            for i in range(gt.shape[1]):
+                ax.plot(gt[:, i], color=f"C{i}", linestyle="--", linewidth=1.2,
+                        label=f"ground truth: {labels[i]}")  # fmt: skip
+    ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8, frameon=False)
+    ax.set_ylabel("action")
+
+
+def _outcomes(reward_ax: Axes, perf_ax: Axes, run: Run) -> None:
+    steps = np.arange(len(run.rewards))
+    reward_ax.bar(steps, run.rewards, width=0.8, color="C2")
+    reward_ax.axhline(0, color="0.3", linewidth=0.6)
+    reward_ax.set_ylabel("reward")
+    if len(run.trial_ends):
+        perf_ax.plot(run.trial_ends, run.performance, "o", color="C4", markersize=6)
+    perf_ax.set_ylim(-0.1, 1.1)
+    perf_ax.set_yticks([0, 0.5, 1])
+    perf_ax.set_ylabel("performance\n(trial end)")
+
+
+def plot_env(
+    env_or_id: str | gym.Env[Any, Any],
+    num_trials: int | None = None,
+    num_steps: int | None = None,
+    policy: Policy | None = None,
+    *,
+    seed: int = 0,
+    title: str | None = None,
+    figsize: tuple[float, float] = (9.0, 7.0),
+    **kwargs: Any,
+) -> Figure:
+    """Step a task and draw what happened: four stacked panels sharing the time axis.
+
+    Panels: observations (traces labelled by the named dims, or a heatmap for more than six
+    dims), actions against the ground truth (ticks labelled by the action names), rewards,
+    and each trial's performance at its end. Dotted lines mark trial boundaries. Works for
+    ``Discrete`` and ``Box`` actions and for tasks without a ground truth.
+
+    Args:
+        env_or_id: An env, or a task id made with ``kwargs``.
+        num_trials: Trials to run (default 2); or give ``num_steps``.
+        num_steps: Steps to run instead of whole trials.
+        policy: ``policy(ob) -> action`` or ``policy(ob, state) -> (action, state)``; default
+            the ground-truth action (what correct behaviour looks like), or random actions for
+            tasks without one.
+        seed: Seed of ``env.reset``.
+        title: Figure title; default the task's id or class name.
+        figsize: Figure size in inches.
+        **kwargs: Constructor arguments when ``env_or_id`` is an id.
+
+    Returns:
+        A ``matplotlib.figure.Figure`` (no pyplot state involved): ``fig.savefig(path)``.
+    """
+    from neurogym.plot._run import resolve_env
+
+    env = resolve_env(env_or_id, **kwargs)
+    run = run_env(env, num_trials, num_steps, policy, seed=seed)
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = fig.subplots(4, 1, sharex=True, height_ratios=[3, 2, 1.2, 1.2])
+    _observations(axes[0], run, env.observation_space)
+    _actions(axes[1], run, env.action_space)
+    _outcomes(axes[2], axes[3], run)
+    _boundaries(list(axes), run)
+    axes[-1].set_xlabel(f"step (dt = {run.dt:g} ms)")
+    spec = getattr(env.unwrapped, "spec", None)
+    fig.suptitle(title or getattr(spec, "id", None) or type(env.unwrapped).__name__)
+    return fig

@@ -1,0 +1,229 @@
+"""Psychometric curves: collect (signed strength, choice) pairs, fit a logistic or probit."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+from matplotlib.figure import Figure
+
+from neurogym import validate
+from neurogym.plot._run import Policy, run_env
+
+__all__ = ["PsychometricFit", "collect_choices", "fit_psychometric", "plot_psychometric"]
+
+Kind = Literal["logistic", "probit"]
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _cdf(eta: np.ndarray, kind: Kind) -> np.ndarray:
+    if kind == "logistic":
+        out: np.ndarray = 1 / (1 + np.exp(-np.clip(eta, -500, 500)))
+        return out
+    erf = np.asarray(_erf(eta / math.sqrt(2)), dtype=float)
+    return 0.5 * (1 + erf)
+
+
+def _pdf(eta: np.ndarray, kind: Kind) -> np.ndarray:
+    if kind == "logistic":
+        p = _cdf(eta, kind)
+        slope: np.ndarray = p * (1 - p)
+        return slope
+    density: np.ndarray = np.exp(-0.5 * eta**2) / math.sqrt(2 * math.pi)
+    return density
+
+
+@dataclasses.dataclass(frozen=True)
+class PsychometricFit:
+    """A fitted psychometric function ``P(choice) = F((x - bias) / scale)``.
+
+    Attributes:
+        kind: ``"logistic"`` or ``"probit"`` (F is the logistic or normal CDF).
+        bias: The point of subjective equality: the strength where P = 0.5.
+        scale: The width (the slope at ``bias`` is ``F'(0) / scale``).
+        n: Number of choices fitted.
+    """
+
+    kind: Kind
+    bias: float
+    scale: float
+    n: int
+
+    def predict(self, x: Any) -> np.ndarray:
+        """P(choice = 1) at strengths ``x``."""
+        return _cdf((np.asarray(x, dtype=float) - self.bias) / self.scale, self.kind)
+
+
+def fit_psychometric(x: Any, choices: Any, kind: Kind = "logistic") -> PsychometricFit:
+    """Maximum-likelihood fit of ``P(choice = 1 | x)`` (a binomial GLM, Fisher scoring).
+
+    Args:
+        x: Signed stimulus strengths, one per trial.
+        choices: 0/1 (or bool) choices, one per trial.
+        kind: ``"logistic"`` or ``"probit"``.
+
+    Returns:
+        The :class:`PsychometricFit`.
+
+    Raises:
+        ValueError: On mismatched or non-binary inputs, fewer than 2 distinct strengths, or
+            choices that strength separates perfectly (the slope would be infinite).
+    """
+    validate.choice(kind, "kind", ("logistic", "probit"))
+    xs = np.asarray(x, dtype=float).ravel()
+    ys = np.asarray(choices, dtype=float).ravel()
+    if xs.shape != ys.shape or xs.size == 0:
+        raise ValueError(f"x and choices need one value per trial, got {xs.size} and {ys.size}")
+    if not np.all(np.isin(ys, (0.0, 1.0))) or not np.all(np.isfinite(xs)):
+        raise ValueError("choices must be 0 or 1 and strengths finite numbers")
+    if np.unique(xs).size < 2:
+        raise ValueError("a psychometric fit needs at least 2 distinct strengths")
+    ones, zeros = xs[ys == 1], xs[ys == 0]
+    if ones.size == 0 or zeros.size == 0 or ones.min() > zeros.max() or zeros.min() > ones.max():
+        raise ValueError(
+            "strength separates the choices perfectly (or only one choice occurs): the "
+            "maximum-likelihood slope is infinite"
+        )
+    design = np.column_stack([np.ones_like(xs), xs / (np.abs(xs).max() or 1.0)])
+    beta = np.zeros(2)
+    for _ in range(100):
+        eta = design @ beta
+        p = np.clip(_cdf(eta, kind), 1e-10, 1 - 1e-10)
+        d = np.maximum(_pdf(eta, kind), 1e-12)
+        weights = d**2 / (p * (1 - p))
+        working = eta + (ys - p) / d
+        step = np.linalg.solve(
+            design.T @ (design * weights[:, None]), design.T @ (weights * working)
+        )
+        if np.max(np.abs(step - beta)) < 1e-9:
+            beta = step
+            break
+        beta = step
+        if np.abs(beta[1]) > 1e4:
+            raise ValueError("strength separates the choices perfectly: the slope is infinite")
+    slope = beta[1] / (np.abs(xs).max() or 1.0)
+    if slope == 0:
+        raise ValueError("the fitted slope is 0: choices do not depend on strength")
+    return PsychometricFit(kind, float(-beta[0] / slope), float(1 / slope), int(xs.size))
+
+
+def collect_choices(
+    env_or_id: str | gym.Env[Any, Any],
+    policy: Policy,
+    num_trials: int = 500,
+    *,
+    strength: str | Callable[[dict[str, Any]], float] = "coh",
+    seed: int = 0,
+    **kwargs: Any,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(signed strength, choice) pairs from a run of a two-choice task.
+
+    The strength of a trial is ``trial[strength]`` signed by its ground truth (positive when
+    the second choice is correct), or whatever a callable ``strength(trial)`` returns. The
+    choice is 1 if the trial's last action was the task's second choice, 0 if the first;
+    trials ended without a choice are left out.
+
+    Args:
+        env_or_id: A two-choice task (``action_space.name["choice"]`` has two actions).
+        policy: ``policy(ob)`` or ``policy(ob, state) -> (action, state)``.
+        num_trials: Trials to run.
+        strength: Trial-dict key of the unsigned strength (``"coh"``), or a callable.
+        seed: Seed of ``env.reset``.
+        **kwargs: Constructor arguments when ``env_or_id`` is an id.
+
+    Returns:
+        ``(strengths, choices)``, float and int arrays of equal length.
+
+    Raises:
+        ValueError: If the task is not a two-choice task or lacks the strength key.
+    """
+    from neurogym.plot._run import resolve_env
+
+    env = resolve_env(env_or_id, **kwargs)
+    names = getattr(env.action_space, "name", None) or {}
+    options = names.get("choice")
+    if options is None or len(np.atleast_1d(options)) != 2:
+        raise ValueError(
+            f"collect_choices needs a two-choice task (action dims named 'choice' with 2 "
+            f"actions); {type(env.unwrapped).__name__} has action names {dict(names)}"
+        )
+    first, second = (int(a) for a in np.atleast_1d(options))
+    run = run_env(env, validate.positive_int(num_trials, "num_trials"), None, policy, seed=seed)
+    strengths, picked = [], []
+    for end, trial in zip(run.trial_ends, run.trials, strict=True):
+        action = int(np.asarray(run.actions[end]))
+        if action not in (first, second):
+            continue
+        strengths.append(_signed(trial, strength, getattr(env.unwrapped, "choices", None), second))
+        picked.append(int(action == second))
+    return np.asarray(strengths, dtype=float), np.asarray(picked, dtype=int)
+
+
+def _signed(trial: dict[str, Any], strength: Any, choices: Any, second: int) -> float:
+    """The trial's strength, positive when the second choice is the correct one."""
+    if callable(strength):
+        return float(strength(trial))
+    if strength not in trial:
+        raise ValueError(
+            f"the trial has no {strength!r}; its keys are {sorted(trial)}: pass strength= "
+            "with the key of the stimulus strength, or a callable"
+        )
+    correct = np.asarray(trial["ground_truth"]).item()
+    if choices is not None and len(choices) == 2:  # ground truth is one of the task's choices
+        second_correct = correct == np.asarray(choices)[1]
+    else:  # ground truth is the correct action itself
+        second_correct = correct == second
+    return float(trial[strength]) * (1.0 if second_correct else -1.0)
+
+
+def plot_psychometric(
+    strengths: Any,
+    choices: Any,
+    *,
+    kind: Kind | None = "logistic",
+    xlabel: str = "signed stimulus strength",
+    ylabel: str = "P(second choice)",
+    title: str | None = None,
+    figsize: tuple[float, float] = (5.0, 4.0),
+) -> tuple[Figure, PsychometricFit | None]:
+    """Binned choice probability (mean ± SEM per distinct strength) and the fitted curve.
+
+    Args:
+        strengths: Signed strengths, one per trial (the x-axis spans their range).
+        choices: 0/1 choices, one per trial.
+        kind: ``"logistic"``, ``"probit"`` or None (no fit).
+        xlabel: Label of the x-axis.
+        ylabel: Label of the y-axis.
+        title: Figure title; default the fitted parameters.
+        figsize: Figure size in inches.
+
+    Returns:
+        The figure and the fit (None if ``kind`` is None).
+    """
+    xs = np.asarray(strengths, dtype=float)
+    ys = np.asarray(choices, dtype=float)
+    fit = None if kind is None else fit_psychometric(xs, ys, kind)
+    fig = Figure(figsize=figsize, layout="constrained")
+    ax = fig.subplots()
+    levels = np.unique(xs)
+    means = np.array([ys[xs == level].mean() for level in levels])
+    counts = np.array([(xs == level).sum() for level in levels])
+    sems = np.sqrt(means * (1 - means) / np.maximum(counts - 1, 1))
+    ax.errorbar(levels, means, yerr=sems, fmt="o", color="k", capsize=3, label="data ± SEM")
+    if fit is not None:
+        grid = np.linspace(xs.min(), xs.max(), 200)
+        ax.plot(grid, fit.predict(grid), color="C0", linewidth=2, label=f"{fit.kind} fit")
+        default = f"bias {fit.bias:.3g}, scale {fit.scale:.3g} (n = {fit.n})"
+    else:
+        default = f"n = {xs.size}"
+    ax.axhline(0.5, color="0.7", linewidth=0.8, linestyle=":")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(loc="upper left", frameon=False, fontsize=8)
+    ax.set_title(title or default, fontsize=10)
+    return fig, fit

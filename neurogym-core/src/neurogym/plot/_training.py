@@ -1,0 +1,64 @@
+"""Training history: reward and performance per trial from a ``Monitor``'s log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from neurogym import validate
+
+__all__ = ["moving_average", "plot_training"]
+
+
+def moving_average(values: Any, window: int) -> np.ndarray:
+    """The mean of the last ``window`` values at each position (fewer at the start)."""
+    window = validate.positive_int(window, "window")
+    data = np.asarray(values, dtype=float)
+    sums = np.cumsum(np.insert(data, 0, 0.0))
+    counts = np.minimum(np.arange(1, data.size + 1), window)
+    out: np.ndarray = (
+        sums[1:] - sums[np.maximum(np.arange(1, data.size + 1) - window, 0)]
+    ) / counts
+    return out
+
+
+def plot_training(
+    log: Any,
+    *,
+    window: int = 100,
+    title: str | None = None,
+    figsize: tuple[float, float] = (8.0, 5.0),
+) -> Figure:
+    """Reward and performance over trials, each with a moving average.
+
+    Args:
+        log: A ``neurogym.wrappers.Monitor`` (its ``data``) or a dict with ``reward`` and
+            ``performance`` lists, one entry per trial.
+        window: Trials in the moving average.
+        title: Figure title.
+        figsize: Figure size in inches.
+
+    Returns:
+        The figure.
+
+    Raises:
+        ValueError: If the log has no trials.
+    """
+    data = getattr(log, "data", log)
+    if not isinstance(data, dict) or not data.get("reward"):
+        raise ValueError("the log has no trials yet: step the monitored env first")
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = fig.subplots(2, 1, sharex=True)
+    for ax, key, label in ((axes[0], "reward", "reward"), (axes[1], "performance", "performance")):
+        values = np.asarray(data[key], dtype=float)
+        trials = np.arange(1, values.size + 1)
+        ax.plot(trials, values, ".", color="0.7", markersize=3, label="per trial")
+        ax.plot(trials, moving_average(values, window), color="C0", linewidth=2,
+                label=f"mean of last {window}")  # fmt: skip
+        ax.set_ylabel(label)
+        ax.legend(loc="lower right", frameon=False, fontsize=8)
+    axes[-1].set_xlabel("trial")
+    fig.suptitle(title or "training history")
+    return fig

@@ -1,0 +1,154 @@
+"""neurogym.plot, checked by content: panels, labels from dim names, plotted data, fits, errors."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import neurogym
+from neurogym import plot
+from neurogym.wrappers import Monitor
+
+PDM = "neurogym/PerceptualDecisionMaking-v0"
+
+
+def test_import_neurogym_imports_no_matplotlib():
+    code = "import sys, neurogym; print('matplotlib' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_plot_env_panels_and_labels_come_from_the_named_dims():
+    fig = plot.plot_env(PDM, num_trials=2, seed=3)
+    obs_ax, act_ax, reward_ax, perf_ax = fig.axes
+    assert [t.get_text() for t in obs_ax.get_legend().get_texts()] == [
+        "fixation",
+        "stimulus 1",
+        "stimulus 2",
+    ]
+    assert [t.get_text() for t in act_ax.get_yticklabels()] == ["fixation", "choice 1", "choice 2"]
+    assert [t.get_text() for t in act_ax.get_legend().get_texts()] == ["action", "ground truth"]
+    assert perf_ax.get_xlabel() == "step (dt = 100 ms)"
+    assert fig.get_suptitle() == PDM
+    assert reward_ax.get_ylabel() == "reward"
+
+
+def test_plot_env_draws_the_env_own_arrays():
+    run = plot.run_env(PDM, num_trials=2, seed=3)
+    fig = plot.plot_env(PDM, num_trials=2, seed=3)
+    obs_ax, act_ax = fig.axes[:2]
+    for i, line in enumerate(obs_ax.get_lines()[:3]):
+        np.testing.assert_array_equal(line.get_ydata(), run.obs[:, i])
+    env = neurogym.make(PDM)
+    env.reset(seed=3)
+    first_trial = env.unwrapped.ob
+    np.testing.assert_array_equal(run.obs[: len(first_trial)], first_trial)
+    assert len(run.trials) == 2
+    assert run.trial_ends[-1] == len(run.rewards) - 1
+    np.testing.assert_array_equal(run.actions, run.gt)  # the default policy is the ground truth
+    assert list(run.performance) == [1.0, 1.0]
+    boundaries = [
+        line.get_xdata()[0] for line in act_ax.get_lines() if line.get_linestyle() == ":"
+    ]
+    assert boundaries == [run.trial_ends[0] + 0.5]
+
+
+def test_plot_env_heatmap_box_actions_and_tasks_without_ground_truth():
+    fig = plot.plot_env("neurogym/AntiReach-v0", num_trials=1)
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["fixation", "stimulus"]
+    assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["fixation", "choice (1-32)"]
+    fig = plot.plot_env("neurogym/SpatialSuppressMotion-v0", num_trials=1)
+    assert "ground truth: left" in [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    fig = plot.plot_env("neurogym/Null-v0", num_steps=30)
+    assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["action"]
+
+
+@pytest.mark.parametrize("kind", ["logistic", "probit"])
+def test_the_fit_recovers_known_parameters(kind):
+    rng = np.random.default_rng(0)
+    x = rng.choice(np.linspace(-40, 40, 11), 40_000)
+    truth = plot.PsychometricFit(kind, bias=5.0, scale=8.0, n=0)
+    choices = rng.random(x.size) < truth.predict(x)
+    fit = plot.fit_psychometric(x, choices, kind)
+    assert fit.bias == pytest.approx(5.0, abs=0.4)
+    assert fit.scale == pytest.approx(8.0, rel=0.05)
+    fig, again = plot.plot_psychometric(x, choices, kind=kind)
+    assert again == fit
+    ax = fig.axes[0]
+    low, high = ax.get_xlim()  # the x-axis comes from the data
+    assert low <= -40
+    assert high >= 40
+
+
+def test_collect_choices_signs_strength_by_the_correct_side():
+    env = neurogym.make(PDM)
+    x, choices = plot.collect_choices(env, _ground_truth(env), num_trials=200)
+    assert x.size == choices.size == 200
+    assert np.all(choices[x > 0] == 1)
+    assert np.all(choices[x < 0] == 0)
+
+
+def _ground_truth(env):
+    task = env.unwrapped
+    return lambda ob: int(task.gt_now)
+
+
+def test_bad_arguments_get_precise_errors():
+    with pytest.raises(ValueError, match=r"^num_trials must be an int >= 1, got 0$"):
+        plot.run_env(PDM, num_trials=0)
+    with pytest.raises(ValueError, match=r"^give num_trials or num_steps, not both$"):
+        plot.run_env(PDM, num_trials=1, num_steps=10)
+    with pytest.raises(TypeError, match=r"^policy must be callable, got int: 3$"):
+        plot.run_env(PDM, policy=3)
+    with pytest.raises(ValueError, match=r"needs a two-choice task"):
+        plot.collect_choices("neurogym/AntiReach-v0", policy=lambda ob: 0, num_trials=5)
+    env = neurogym.make(PDM)
+    with pytest.raises(ValueError, match=r"the trial has no 'cohh'"):
+        plot.collect_choices(env, _ground_truth(env), 5, strength="cohh")
+    with pytest.raises(ValueError, match=r"at least 2 distinct strengths"):
+        plot.fit_psychometric([1, 1, 1], [0, 1, 1])
+    with pytest.raises(ValueError, match=re.escape("kind must be one of 'logistic', 'probit'")):
+        plot.fit_psychometric([1, 2], [0, 1], kind="cubic")
+    with pytest.raises(ValueError, match=r"perfectly"):
+        plot.fit_psychometric([-1, -1, 1, 1], [0, 0, 1, 1])
+    with pytest.raises(ValueError, match=r"the log has no trials yet"):
+        plot.plot_training(Monitor(neurogym.make(PDM)))
+
+
+def test_plot_training_shows_reward_and_performance_per_trial():
+    monitor = Monitor(neurogym.make(PDM), verbose=False)
+    monitor.reset(seed=0)
+    policy = _ground_truth_of(monitor)
+    while monitor.num_tr < 30:
+        monitor.step(policy())
+    fig = plot.plot_training(monitor, window=10)
+    reward_ax, perf_ax = fig.axes
+    per_trial, average = reward_ax.get_lines()
+    np.testing.assert_array_equal(per_trial.get_ydata(), monitor.data["reward"])
+    np.testing.assert_allclose(
+        average.get_ydata(), plot.moving_average(monitor.data["reward"], 10)
+    )
+    assert perf_ax.get_xlabel() == "trial"
+    np.testing.assert_allclose(plot.moving_average([1, 2, 3, 4], 2), [1, 1.5, 2.5, 3.5])
+
+
+def _ground_truth_of(env):
+    task = env.unwrapped
+    return lambda: int(task.gt_now)
+
+
+def test_cli_plot_writes_the_figure(tmp_path):
+    out = tmp_path / "pdm.png"
+    done = subprocess.run(
+        [sys.executable, "-m", "neurogym", "plot", "PerceptualDecisionMaking", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert done.stdout.startswith(f"wrote {out}: 2 trial(s) of {PDM}")
