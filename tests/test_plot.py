@@ -152,3 +152,44 @@ def test_cli_plot_writes_the_figure(tmp_path):
     assert done.returncode == 0, done.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert done.stdout.startswith(f"wrote {out}: 2 trial(s) of {PDM}")
+
+
+class _Model:
+    """A stable-baselines3 style model answering the ground truth, counting episode starts."""
+
+    def __init__(self, env):
+        self.task = env.unwrapped
+        self.starts = 0
+
+    def predict(self, ob, state=None, episode_start=None, deterministic=False):
+        assert deterministic
+        self.starts += int(episode_start[0])
+        return np.array(int(self.task.gt_now)), ("hidden",)
+
+
+def test_a_stable_baselines3_style_model_is_a_policy_and_traces_can_be_forced():
+    env = neurogym.make(PDM)
+    model = _Model(env)
+    run = plot.run_env(env, num_trials=3, policy=model)
+    assert model.starts == 3  # a fresh recurrent state at each trial start
+    assert list(run.performance) == [1.0, 1.0, 1.0]
+    fig = plot.plot_env("neurogym/AntiReach-v0", num_trials=1, ob_style="traces")
+    assert len(fig.axes[0].get_lines()) >= 33
+    assert fig.axes[3].get_title() == "mean performance 1.00"
+    with pytest.raises(ValueError, match=r"^ob_style must be one of 'auto', 'traces', 'heatmap'"):
+        plot.plot_env(PDM, ob_style="image")
+
+
+def test_plot_training_reads_a_monitor_save_dir(tmp_path):
+    monitor = Monitor(neurogym.make(PDM), interval=10, save_dir=tmp_path, verbose=False)
+    monitor.reset(seed=0)
+    policy = _ground_truth_of(monitor)
+    rewards = []
+    while monitor.num_tr < 30:
+        _, reward, _, _, info = monitor.step(policy())
+        if info["new_trial"]:
+            rewards.append(reward)
+    fig = plot.plot_training(tmp_path, window=5)
+    np.testing.assert_array_equal(fig.axes[0].get_lines()[0].get_ydata(), rewards)
+    with pytest.raises(ValueError, match=r"no Monitor logs"):
+        plot.plot_training(tmp_path / "empty")

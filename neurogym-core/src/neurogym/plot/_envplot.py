@@ -9,6 +9,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from neurogym import validate
 from neurogym.plot._run import Policy, Run, run_env
 
 __all__ = ["plot_env"]
@@ -34,14 +35,14 @@ def _boundaries(axes: list[Axes], run: Run) -> None:
             ax.axvline(end + 0.5, color="0.55", linewidth=0.9, linestyle=":")
 
 
-def _observations(ax: Axes, run: Run, space: gym.Space[Any]) -> None:
+def _observations(ax: Axes, run: Run, space: gym.Space[Any], style: str) -> None:
     obs = run.obs.reshape(len(run.obs), -1)
     labels = (
         _dim_labels(space, obs.shape[1])
         if obs.shape[1] == int(np.prod(space.shape or (1,)))
         else [str(i) for i in range(obs.shape[1])]
     )
-    if obs.shape[1] <= _TRACES_UP_TO:
+    if style == "traces" or (style == "auto" and obs.shape[1] <= _TRACES_UP_TO):
         for i in range(obs.shape[1]):
             ax.plot(obs[:, i], label=labels[i], linewidth=1.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8, frameon=False)
@@ -107,6 +108,8 @@ def _outcomes(reward_ax: Axes, perf_ax: Axes, run: Run) -> None:
     perf_ax.set_ylim(-0.1, 1.1)
     perf_ax.set_yticks([0, 0.5, 1])
     perf_ax.set_ylabel("performance\n(trial end)")
+    if len(run.performance):
+        perf_ax.set_title(f"mean performance {np.nanmean(run.performance):.2f}", fontsize=9)
 
 
 def plot_env(
@@ -117,6 +120,7 @@ def plot_env(
     *,
     seed: int = 0,
     title: str | None = None,
+    ob_style: str = "auto",
     figsize: tuple[float, float] = (9.0, 7.0),
     **kwargs: Any,
 ) -> Figure:
@@ -136,6 +140,8 @@ def plot_env(
             tasks without one.
         seed: Seed of ``env.reset``.
         title: Figure title; default the task's id or class name.
+        ob_style: ``"auto"`` (traces up to six dims, else a heatmap), ``"traces"`` or
+            ``"heatmap"``.
         figsize: Figure size in inches.
         **kwargs: Constructor arguments when ``env_or_id`` is an id.
 
@@ -144,11 +150,12 @@ def plot_env(
     """
     from neurogym.plot._run import resolve_env
 
+    validate.choice(ob_style, "ob_style", ("auto", "traces", "heatmap"))
     env = resolve_env(env_or_id, **kwargs)
     run = run_env(env, num_trials, num_steps, policy, seed=seed)
     fig = Figure(figsize=figsize, layout="constrained")
     axes = fig.subplots(4, 1, sharex=True, height_ratios=[3, 2, 1.2, 1.2])
-    _observations(axes[0], run, env.observation_space)
+    _observations(axes[0], run, env.observation_space, ob_style)
     _actions(axes[1], run, env.action_space)
     _outcomes(axes[2], axes[3], run)
     _boundaries(list(axes), run)

@@ -57,8 +57,14 @@ def resolve_env(env_or_id: str | gym.Env[Any, Any], **kwargs: Any) -> gym.Env[An
     return env_or_id
 
 
-def as_policy(policy: Policy) -> Callable[[Any, Any], tuple[Any, Any]]:
-    """``policy(ob)`` or ``policy(ob, state) -> (action, state)`` as the second form."""
+def as_policy(policy: Any) -> Callable[[Any, Any], tuple[Any, Any]]:
+    """Any supported policy as ``policy(ob, state) -> (action, state)``.
+
+    Accepted: ``policy(ob)``, ``policy(ob, state)`` and stable-baselines3 style models
+    (``model.predict(ob, state=..., episode_start=..., deterministic=True)``).
+    """
+    if callable(getattr(policy, "predict", None)):
+        return _model_policy(policy)
     if not callable(policy):
         raise TypeError(f"policy must be callable, got {type(policy).__name__}: {policy!r}")
     try:
@@ -72,6 +78,19 @@ def as_policy(policy: Policy) -> Callable[[Any, Any], tuple[Any, Any]]:
     if len(positional) >= 2:
         return lambda ob, state: policy(ob, state)
     return lambda ob, state: (policy(ob), state)
+
+
+def _model_policy(model: Any) -> Callable[[Any, Any], tuple[Any, Any]]:
+    """A stable-baselines3 style model stepping one env; its recurrent state is carried."""
+
+    def policy(ob: Any, state: Any) -> tuple[Any, Any]:
+        start = np.array([state is None])
+        hidden = None if state is None else state[0]
+        action, hidden = model.predict(ob, state=hidden, episode_start=start, deterministic=True)
+        action = np.asarray(action)
+        return (int(action) if action.ndim == 0 else action), (hidden,)
+
+    return policy
 
 
 def _default_policy(env: gym.Env[Any, Any], seed: int) -> Callable[[Any, Any], tuple[Any, Any]]:
@@ -104,9 +123,10 @@ def run_env(
         env_or_id: An env, or a task id (made with ``kwargs``).
         num_trials: Stop after this many trials (default 2 if ``num_steps`` is not given).
         num_steps: Stop after this many steps.
-        policy: ``policy(ob) -> action`` or ``policy(ob, state) -> (action, state)`` (the
-            state is None at the start of every trial); default: the ground-truth action
-            where the task has one, else random actions.
+        policy: ``policy(ob) -> action``, ``policy(ob, state) -> (action, state)`` (the
+            state is None at the start of every trial) or a stable-baselines3 style model
+            (its ``predict`` is called deterministically, recurrent state carried); default:
+            the ground-truth action where the task has one, else random actions.
         seed: Seed of ``env.reset`` (and of the random default policy).
         **kwargs: Constructor arguments when ``env_or_id`` is an id.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,17 @@ def moving_average(values: Any, window: int) -> np.ndarray:
     return out
 
 
+def _load(folder: str | Path) -> dict[str, Any]:
+    """A Monitor's saved logs (``trial_<n>.npz``), concatenated in the order of ``n``."""
+    files = sorted(Path(folder).glob("trial_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
+    if not files:
+        raise ValueError(f"no Monitor logs (trial_<n>.npz) in {str(folder)!r}")
+    parts = [np.load(path, allow_pickle=True) for path in files]
+    return {
+        key: np.concatenate([part[key] for part in parts]) for key in ("reward", "performance")
+    }
+
+
 def plot_training(
     log: Any,
     *,
@@ -34,8 +46,9 @@ def plot_training(
     """Reward and performance over trials, each with a moving average.
 
     Args:
-        log: A ``neurogym.wrappers.Monitor`` (its ``data``) or a dict with ``reward`` and
-            ``performance`` lists, one entry per trial.
+        log: A ``neurogym.wrappers.Monitor`` (its ``data``), a dict with ``reward`` and
+            ``performance`` lists (one entry per trial), or a Monitor's ``save_dir`` (its
+            ``trial_<n>.npz`` files, concatenated in trial order).
         window: Trials in the moving average.
         title: Figure title.
         figsize: Figure size in inches.
@@ -46,8 +59,8 @@ def plot_training(
     Raises:
         ValueError: If the log has no trials.
     """
-    data = getattr(log, "data", log)
-    if not isinstance(data, dict) or not data.get("reward"):
+    data = _load(log) if isinstance(log, str | Path) else getattr(log, "data", log)
+    if not isinstance(data, dict) or not len(data.get("reward", ())):
         raise ValueError("the log has no trials yet: step the monitored env first")
     fig = Figure(figsize=figsize, layout="constrained")
     axes = fig.subplots(2, 1, sharex=True)
