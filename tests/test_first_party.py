@@ -39,7 +39,7 @@ def test_row_lists_exactly_the_registered_tasks(distribution):
 
 def test_rows_are_unique():
     plugins = [row.plugin for row in FIRST_PARTY]
-    tasks = [task.lower() for row in FIRST_PARTY for task in row.tasks]
+    tasks = [task.lower() for row in FIRST_PARTY for task in (*row.tasks, *row.planned)]
     assert len(set(plugins)) == len(plugins)
     assert len(set(tasks)) == len(tasks)
 

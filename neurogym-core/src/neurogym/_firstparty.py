@@ -41,12 +41,14 @@ class FamilyRow:
         distribution: The distribution (PyPI) name, e.g. ``"neurogym-perceptual"``.
         plugin: Its entry-point name in the ``neurogym.plugins`` group (``"core"`` for core,
             which registers itself without an entry point).
-        tasks: Task names (ids ``neurogym/<name>-v0``) it provides.
+        tasks: Task names (ids ``neurogym/<name>-v0``) its current release provides.
+        planned: Task names the family will provide but does not yet (named in hints).
     """
 
     distribution: str
     plugin: str
     tasks: tuple[str, ...]
+    planned: tuple[str, ...] = ()
 
 
 _YANG19 = (
@@ -99,14 +101,11 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
     FamilyRow(
         "neurogym-workingmemory",
         "workingmemory",
+        ("DelayComparison", "DelayMatchCategory", "DelayMatchSample", "IntervalDiscrimination"),
         (
-            "DelayMatchSample",
             "DelayMatchSampleDistractor1D",
-            "DelayMatchCategory",
-            "DelayComparison",
             "DelayPairedAssociation",
             "DualDelayMatchSample",
-            "IntervalDiscrimination",
             "ReachingDelayResponse",
             "MemoryRecall",
             "AngleReproduction",
@@ -149,7 +148,7 @@ def distribution_key(name: str) -> str:
 
 _BY_DISTRIBUTION = {row.distribution: row for row in FIRST_PARTY}
 _BY_PLUGIN = {row.plugin: row for row in FIRST_PARTY}
-_BY_TASK = {task.lower(): row for row in FIRST_PARTY for task in row.tasks}
+_BY_TASK = {task.lower(): row for row in FIRST_PARTY for task in (*row.tasks, *row.planned)}
 
 
 def first_party_distributions() -> tuple[str, ...]:

@@ -320,10 +320,19 @@ class Registry:
         row = providing_family(match["name"])
         name = (FIRST_PARTY_NAMESPACE, match["name"].lower())
         if row is None or any(
-            distribution_key(spec.distribution) == row.distribution
-            or (spec.namespace, spec.name.lower()) == name  # another version is registered
+            (spec.namespace, spec.name.lower()) == name  # another version is registered
             for spec in self._tasks.specs.values()
         ):
+            return None
+        if any(
+            distribution_key(s.distribution) == row.distribution
+            for s in self._tasks.specs.values()
+        ):
+            if match["name"].lower() in {task.lower() for task in row.planned}:
+                return (
+                    f"it is planned for the first-party distribution {row.distribution!r} "
+                    "but not part of the installed release yet"
+                )
             return None
         provided = f"it is provided by the first-party distribution {row.distribution!r}"
         if not _is_installed(row.distribution):

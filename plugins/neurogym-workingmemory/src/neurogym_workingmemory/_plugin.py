@@ -1,0 +1,61 @@
+"""neurogym-workingmemory's hook module: declares its tasks without importing any task code.
+
+Each TaskSpec is the one place a task's paper, tags and description are written.
+"""
+
+from __future__ import annotations
+
+from neurogym import TaskSpec, hookimpl
+
+__all__ = ["TASK_SPECS", "neurogym_tasks"]
+
+_TASKS = "neurogym_workingmemory.tasks"
+
+
+def _spec(name: str, module: str, **fields: object) -> TaskSpec:
+    return TaskSpec(f"neurogym/{name}-v0", f"{_TASKS}.{module}:{name}", **fields)  # type: ignore[arg-type]
+
+
+# One _spec(...) per task, sorted by name.
+TASK_SPECS: tuple[TaskSpec, ...] = (
+    _spec(
+        "DelayComparison",
+        "delaycomparison",
+        tags=("perceptual", "working memory", "two-alternative", "supervised"),
+        paper_name="Neuronal correlates of parametric working memory in the prefrontal cortex",
+        paper_link="https://www.nature.com/articles/20939",
+        description="Two frequencies separated by a delay; report whether the first was higher.",
+    ),
+    _spec(
+        "DelayMatchCategory",
+        "delaymatchcategory",
+        tags=("perceptual", "working memory", "two-alternative", "supervised"),
+        paper_name=("Experience-dependent representation of visual categories in parietal cortex"),
+        paper_link="https://www.nature.com/articles/nature05078",
+        description="Report whether a test direction is in the same category as the sample.",
+    ),
+    _spec(
+        "DelayMatchSample",
+        "delaymatchsample",
+        tags=("perceptual", "working memory", "two-alternative", "supervised"),
+        paper_name=(
+            "Neural Mechanisms of Visual Working Memory in Prefrontal Cortex of the Macaque"
+        ),
+        paper_link="https://www.jneurosci.org/content/jneuro/16/16/5154.full.pdf",
+        description="Report whether a test stimulus, shown after a delay, matches the sample.",
+    ),
+    _spec(
+        "IntervalDiscrimination",
+        "intervaldiscrimination",
+        tags=("timing", "working memory", "delayed response", "two-alternative", "supervised"),
+        paper_name=("Feature- and Order-Based Timing Representations in the Frontal Cortex"),
+        paper_link="https://www.sciencedirect.com/science/article/pii/S0896627309004887",
+        description="Two stimuli of random duration; report which one lasted longer.",
+    ),
+)
+
+
+@hookimpl
+def neurogym_tasks() -> list[TaskSpec]:
+    """Declare the working-memory tasks."""
+    return list(TASK_SPECS)

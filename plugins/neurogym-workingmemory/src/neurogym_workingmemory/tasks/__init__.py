@@ -1,0 +1,1 @@
+"""The task classes of neurogym-workingmemory (one module per task family)."""

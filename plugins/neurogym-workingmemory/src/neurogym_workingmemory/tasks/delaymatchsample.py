@@ -1,0 +1,114 @@
+"""Delayed match-to-sample: is the test stimulus, shown after a delay, the sample?"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+import neurogym as ngym
+from neurogym import BatchBuilder, StandardDecision, spaces, validate
+
+__all__ = ["DelayMatchSample", "ring"]
+
+
+def ring(theta: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Ring input ``cos(theta - direction) * 0.5 + 0.5`` for a batch: ``(B, len(theta))``."""
+    values: np.ndarray = np.cos(theta[None, :] - direction[:, None]) * 0.5 + 0.5
+    return values
+
+
+class DelayMatchSample(ngym.TrialEnv):
+    """Report whether a test stimulus matches a sample held in memory over a delay.
+
+    ## Description
+    A sample direction is shown on a ring of ``dim_ring`` units, then removed for a delay;
+    a test direction follows, either the sample itself (match) or the opposite direction
+    (non-match). After the test the agent reports match or non-match (Miller, Erickson &
+    Desimone 1996).
+
+    ## Trial structure (periods)
+    ``fixation`` (300 ms) → ``sample`` (500 ms) → ``delay`` (1000 ms) → ``test`` (500 ms) →
+    ``decision`` (900 ms): 32 steps at ``dt=100``.
+
+    ## Observation space (named dims)
+    ``Box(-inf, inf, (1 + dim_ring,), float32)``: ``fixation`` (0) is 1 in every period but
+    the decision; ``stimulus`` (1..dim_ring) carries ``cos(theta - sample_theta) * 0.5 + 0.5``
+    in the sample period and the same for ``test_theta`` in the test period, plus Gaussian
+    noise of std ``sigma / sqrt(dt)`` in both.
+
+    ## Action space
+    ``Discrete(3)``: ``fixation`` (0), ``match`` (1), ``non-match`` (2).
+
+    ## Reward
+    ``abort`` (-0.1) for a non-zero action in the fixation period (the trial goes on). In the
+    decision period any response ends the trial with ``correct`` (+1, performance 1) or
+    ``fail`` (0). Responses during the sample, delay and test cost nothing.
+
+    ## Arguments
+    dt: Step size in ms (100).
+    rewards: Overrides of the reward dict.
+    timing: Overrides of the timing dict (any timing spec form).
+    sigma: Input noise, scaled by ``1 / sqrt(dt)`` (1.0).
+    dim_ring: Ring units, i.e. possible sample directions ``2 pi k / dim_ring`` (2).
+
+    Trial dict: ``ground_truth`` (1 match, 2 non-match: the correct action),
+    ``sample_theta`` and ``test_theta`` (radians; the test is the sample, or the sample + pi).
+    ``ground_truth`` and ``sample_theta`` can be forced.
+
+    ## References
+    Miller, Erickson & Desimone (1996), "Neural mechanisms of visual working memory in
+    prefrontal cortex of the macaque", J. Neurosci. 16(16):5154-5167.
+
+    ## Version history
+    v0: as upstream NeuroGym 2.3.1 (defaults, spaces, names, periods, rewards, trial-dict
+    keys); trials are generated batch-natively from the env's seeded generator, and the
+    decision rule is declared, so vector envs step the task natively.
+    """
+
+    prefetch = 32  # trial generation keeps no cross-trial state
+    rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
+
+    def __init__(
+        self,
+        dt: float = 100,
+        rewards: Mapping[str, float] | None = None,
+        timing: Mapping[str, Any] | None = None,
+        sigma: float = 1.0,
+        dim_ring: int = 2,
+    ) -> None:
+        super().__init__(dt=dt)
+        dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
+        self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
+        self.choices = np.array([1, 2])
+        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+        if rewards:
+            self.rewards.update(rewards)
+        self.timing = {"fixation": 300, "sample": 500, "delay": 1000, "test": 500, "decision": 900}
+        if timing:
+            self.timing.update(timing)
+        self.abort = False
+        self.theta = np.linspace(0, 2 * np.pi, dim_ring + 1)[:-1]
+        self.observation_space = spaces.Box(
+            -np.inf,
+            np.inf,
+            shape=(1 + dim_ring,),
+            dtype=np.float32,
+            name={"fixation": 0, "stimulus": range(1, dim_ring + 1)},
+        )
+        self.action_space = spaces.Discrete(3, name={"fixation": 0, "match": 1, "non-match": 2})
+
+    def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
+        ground_truth = b.choice("ground_truth", self.choices)
+        sample = b.choice("sample_theta", self.theta)
+        test = b.set_param(
+            "test_theta", np.where(ground_truth == 1, sample, np.mod(sample + np.pi, 2 * np.pi))
+        )
+        b.add_period(["fixation", "sample", "delay", "test", "decision"])
+        b.add_ob(1, ["fixation", "sample", "delay", "test"], where="fixation")
+        b.add_ob(ring(self.theta, sample), "sample", where="stimulus")
+        b.add_ob(ring(self.theta, test), "test", where="stimulus")
+        b.add_randn(0, self.sigma, ["sample", "test"], where="stimulus")
+        b.set_groundtruth(ground_truth, "decision")
+        return {}

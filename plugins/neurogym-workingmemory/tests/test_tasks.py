@@ -1,0 +1,124 @@
+"""The working-memory tasks: structure, what the stimulus encodes, rewards, forced variables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from neurogym.testing import check_task
+from neurogym.testing.trials import correct, other_of_two, period_mean, respond, run_trial, seeded
+from neurogym_workingmemory.tasks.delaycomparison import DelayComparison
+from neurogym_workingmemory.tasks.delaymatchcategory import DelayMatchCategory
+from neurogym_workingmemory.tasks.delaymatchsample import DelayMatchSample
+from neurogym_workingmemory.tasks.intervaldiscrimination import IntervalDiscrimination
+
+TASKS = (DelayComparison, DelayMatchCategory, DelayMatchSample, IntervalDiscrimination)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_check_task(task):
+    check_task(task())
+
+
+@pytest.mark.parametrize(
+    ("task", "period", "steps"),
+    [
+        (DelayMatchSample, "decision", {100: 32, 50: 64}),
+        (DelayMatchCategory, "test", {100: 27, 50: 56}),
+        (DelayComparison, "decision", {100: 26, 50: 52}),
+    ],
+)
+def test_trial_lengths_and_scripted_agents(task, period, steps):
+    for dt, length in steps.items():
+        env = seeded(task, seed=1, dt=dt)
+        assert env.ob.shape[0] == length
+        assert env.trial_length_stats(200)["max"] == length  # upstream DMC reported 28 for 27
+    env = seeded(task, seed=2)
+    for _ in range(20):
+        rewards, info, _ = run_trial(env, respond(correct, period))
+        assert (rewards[-1], info["performance"]) == (1.0, 1)
+        rewards, info, _ = run_trial(env, respond(other_of_two, period))
+        assert (rewards[-1], info["performance"]) == (0.0, 0)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_breaking_fixation_costs_abort_and_the_trial_goes_on(task):
+    env = seeded(task, seed=3)
+    _, reward, *_, info = env.step(1)
+    assert reward == pytest.approx(-0.1)
+    assert not info["new_trial"]
+
+
+def test_delay_match_sample_test_is_the_sample_or_its_opposite():
+    env = seeded(DelayMatchSample, seed=4, sigma=0.0, dim_ring=8)
+    batch = env.new_trials(400)
+    sample = period_mean(batch, "sample", range(1, 9))
+    test = period_mean(batch, "test", range(1, 9))
+    match = batch.trial["ground_truth"] == 1
+    np.testing.assert_allclose(test[match], sample[match], atol=1e-6)
+    np.testing.assert_allclose(test[~match], 1 - sample[~match], atol=1e-6)  # theta + pi
+    assert abs(match.mean() - 0.5) < 0.1
+    assert set(np.round(batch.trial["sample_theta"] / (np.pi / 4)).astype(int)) == set(range(8))
+
+
+def test_delay_match_sample_forced_variables_single_and_batch():
+    env = seeded(DelayMatchSample, seed=5)
+    trial = env.new_trial(ground_truth=2, sample_theta=0.0)
+    assert (trial["ground_truth"], trial["test_theta"]) == (2, pytest.approx(np.pi))
+    assert env.gt[-1] == 2
+    batch = env.new_trials(3, ground_truth=[1, 2, 1])
+    np.testing.assert_array_equal(batch.trial["ground_truth"], [1, 2, 1])
+
+
+def test_delay_match_category_compares_categories():
+    env = seeded(DelayMatchCategory, seed=6, sigma=0.0, dim_ring=4)
+    batch = env.new_trials(400)
+    # Ring unit 2 sits at pi/2: above 0.5 exactly for directions in category 0, (0, pi).
+    sample_cat = (period_mean(batch, "sample", 2) < 0.5).astype(int)
+    test_cat = (period_mean(batch, "test", 2) < 0.5).astype(int)
+    np.testing.assert_array_equal(sample_cat, batch.trial["sample_category"])
+    match = batch.trial["ground_truth"] == "match"
+    np.testing.assert_array_equal(match, sample_cat == test_cat)
+    test_steps = slice(batch.periods["test"][0][0], batch.periods["test"][1][0])
+    np.testing.assert_array_equal(batch.gt[:, test_steps][:, 0], np.where(match, 1, 2))
+    trial = env.new_trial(ground_truth="non-match", sample_category=1)
+    assert env.gt[-1] == 2
+    assert trial["sample_category"] == 1
+    with pytest.raises(ValueError, match="ground_truth must be 'match' or 'non-match'"):
+        env.new_trial(ground_truth="same")
+
+
+def test_delay_comparison_encodes_which_frequency_is_higher():
+    env = seeded(DelayComparison, seed=7, sigma=0.0)
+    batch = env.new_trials(300)
+    f1 = period_mean(batch, "stimulus1", 1)
+    f2 = period_mean(batch, "stimulus2", 1)
+    np.testing.assert_array_equal(batch.trial["ground_truth"], np.where(f1 > f2, 1, 2))
+    np.testing.assert_allclose(f1, env.represent(batch.trial["v1"]), atol=1e-6)
+    assert env.represent(10) == 0.5
+    assert env.represent(34) == 1.0
+    noisy = seeded(DelayComparison, seed=7).new_trials(200)
+    fixation = noisy.ob[:, 5:10, 0]  # the stimulus1 steps: noise on every dim, fixation too
+    assert fixation.std() == pytest.approx(1 / np.sqrt(100), rel=0.1)
+    trial = env.new_trial(ground_truth=2, vpair=(30, 22))
+    assert (trial["v1"], trial["v2"]) == (22, 30)
+    with pytest.raises(ValueError, match=r"vpairs must be a non-empty sequence"):
+        DelayComparison(vpairs=[(1, 2, 3)])
+
+
+def test_interval_discrimination_reports_the_longer_interval():
+    env = seeded(IntervalDiscrimination, seed=8)
+    batch = env.new_trials(500)
+    on1 = batch.ob[:, :, 1].sum(axis=1) * env.dt
+    on2 = batch.ob[:, :, 2].sum(axis=1) * env.dt
+    np.testing.assert_allclose(on1, batch.trial["duration1"])
+    np.testing.assert_allclose(on2, batch.trial["duration2"])
+    np.testing.assert_array_equal(batch.trial["ground_truth"], np.where(on1 > on2, 1, 2))
+    assert np.all(batch.trial["duration1"] % env.dt == 0)  # floored, as upstream
+    # 3 + [3, 7] + [10, 18] + [3, 7] + 6 + 3 steps of 80 ms (each duration floored)
+    assert batch.lengths.min() >= 28
+    assert batch.lengths.max() <= 44
+    trial = env.new_trial(duration1=400, duration2=400)
+    assert trial["ground_truth"] == 2  # ties go to the second interval
+    _, info, _ = run_trial(seeded(IntervalDiscrimination, seed=9), respond(correct))
+    assert info["performance"] == 1
