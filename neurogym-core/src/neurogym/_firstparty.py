@@ -101,10 +101,15 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
     FamilyRow(
         "neurogym-workingmemory",
         "workingmemory",
-        ("DelayComparison", "DelayMatchCategory", "DelayMatchSample", "IntervalDiscrimination"),
         (
+            "DelayComparison",
+            "DelayMatchCategory",
+            "DelayMatchSample",
             "DelayMatchSampleDistractor1D",
             "DelayPairedAssociation",
+            "IntervalDiscrimination",
+        ),
+        (
             "DualDelayMatchSample",
             "ReachingDelayResponse",
             "MemoryRecall",

@@ -9,10 +9,21 @@ from neurogym.testing import check_task
 from neurogym.testing.trials import correct, other_of_two, period_mean, respond, run_trial, seeded
 from neurogym_workingmemory.tasks.delaycomparison import DelayComparison
 from neurogym_workingmemory.tasks.delaymatchcategory import DelayMatchCategory
-from neurogym_workingmemory.tasks.delaymatchsample import DelayMatchSample
+from neurogym_workingmemory.tasks.delaymatchsample import (
+    DelayMatchSample,
+    DelayMatchSampleDistractor1D,
+)
+from neurogym_workingmemory.tasks.delaypairedassociation import DelayPairedAssociation
 from neurogym_workingmemory.tasks.intervaldiscrimination import IntervalDiscrimination
 
-TASKS = (DelayComparison, DelayMatchCategory, DelayMatchSample, IntervalDiscrimination)
+TASKS = (
+    DelayComparison,
+    DelayMatchCategory,
+    DelayMatchSample,
+    DelayMatchSampleDistractor1D,
+    DelayPairedAssociation,
+    IntervalDiscrimination,
+)
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -43,7 +54,9 @@ def test_trial_lengths_and_scripted_agents(task, period, steps):
 
 @pytest.mark.parametrize("task", TASKS)
 def test_breaking_fixation_costs_abort_and_the_trial_goes_on(task):
-    env = seeded(task, seed=3)
+    # DelayPairedAssociation's fixation lasts 0 ms by default (as upstream): give it one.
+    kwargs = {"timing": {"fixation": 200}} if task is DelayPairedAssociation else {}
+    env = seeded(task, seed=3, **kwargs)
     _, reward, *_, info = env.step(1)
     assert reward == pytest.approx(-0.1)
     assert not info["new_trial"]
@@ -122,3 +135,66 @@ def test_interval_discrimination_reports_the_longer_interval():
     assert trial["ground_truth"] == 2  # ties go to the second interval
     _, info, _ = run_trial(seeded(IntervalDiscrimination, seed=9), respond(correct))
     assert info["performance"] == 1
+
+
+def _go_in(period):
+    """Go (1) while in ``period``, else fixate."""
+    return respond(lambda env: 1, period)
+
+
+def test_delay_paired_association_pairs_rewards_and_miss():
+    env = seeded(DelayPairedAssociation, seed=10, sigma=0.0)
+    batch = env.new_trials(400)
+    first = period_mean(batch, "stim1", range(1, 5)).argmax(axis=1) + 1
+    second = period_mean(batch, "stim2", range(1, 5)).argmax(axis=1) + 1
+    np.testing.assert_array_equal(np.stack([first, second], 1), batch.trial["pair"])
+    associated = ((first == 1) & (second == 3)) | ((first == 2) & (second == 4))
+    np.testing.assert_array_equal(batch.trial["ground_truth"], associated.astype(int))
+    assert batch.lengths.max() == 45
+    assert seeded(DelayPairedAssociation, dt=50).ob.shape[0] == 90
+    go = seeded(DelayPairedAssociation, seed=11)
+    for _ in range(30):
+        pair = tuple(go.trial["pair"])
+        rewards, info, _ = run_trial(go, _go_in("decision"))
+        expected = 1.0 if pair in ((1, 3), (2, 4)) else -1.0
+        assert (rewards[-1], info["performance"]) == (expected, int(expected > 0))
+        rewards, info, _ = run_trial(go, lambda env: 0)  # withhold to the end
+        go_trial = bool(info["trial"]["ground_truth"])
+        assert rewards[-1] == 0.0  # miss = 0 by default
+        assert info["performance"] == int(not go_trial)
+    miss = seeded(DelayPairedAssociation, seed=12, rewards={"miss": -0.5})
+    miss.new_trial(pair=(1, 3))
+    rewards, info, _ = run_trial(miss, lambda env: 0)
+    assert rewards[-1] == -0.5
+
+
+@pytest.mark.parametrize("task", [DelayPairedAssociation, DelayMatchSampleDistractor1D])
+def test_sigma_adds_noise_to_the_stimulus(task):
+    # Upstream accepted sigma but added no noise.
+    quiet = seeded(task, seed=13, sigma=0.0).new_trials(50)
+    noisy = seeded(task, seed=13, sigma=1.0).new_trials(50)
+    stimulus = slice(1, None)
+    difference = noisy.ob[:, :, stimulus] - quiet.ob[:, :, stimulus]
+    assert difference.std() > 0.03
+    np.testing.assert_array_equal(noisy.ob[:, :, 0], quiet.ob[:, :, 0])  # fixation untouched
+
+
+def test_distractor_task_only_the_matching_test_repeats_the_sample():
+    env = seeded(DelayMatchSampleDistractor1D, seed=14, sigma=0.0)
+    batch = env.new_trials(200)
+    sample = period_mean(batch, "sample", range(1, 33))
+    for i in (1, 2, 3):
+        test = period_mean(batch, f"test{i}", range(1, 33))
+        same = np.all(np.isclose(test, sample, atol=1e-5), axis=1)
+        np.testing.assert_array_equal(same, batch.trial["ground_truth"] == i)
+    assert batch.lengths.max() == 53
+    for _ in range(20):
+        target = int(env.trial["ground_truth"])
+        wrong = 1 + target % 3
+        rewards, info, _ = run_trial(env, _go_in(f"test{wrong}"))
+        assert (rewards[-1], info["performance"]) == (-1.0, 0)
+        target = int(env.trial["ground_truth"])
+        rewards, info, _ = run_trial(env, _go_in(f"test{target}"))
+        assert (rewards[-1], info["performance"]) == (1.0, 1)
+    trial = env.new_trial(ground_truth=2, sample=1.0)
+    assert trial["test2"] == 1.0

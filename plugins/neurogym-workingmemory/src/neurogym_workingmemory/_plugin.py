@@ -45,6 +45,24 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         description="Report whether a test stimulus, shown after a delay, matches the sample.",
     ),
     _spec(
+        "DelayMatchSampleDistractor1D",
+        "delaymatchsample",
+        tags=("perceptual", "working memory", "go-no-go", "supervised"),
+        paper_name=(
+            "Neural Mechanisms of Visual Working Memory in Prefrontal Cortex of the Macaque"
+        ),
+        paper_link="https://www.jneurosci.org/content/jneuro/16/16/5154.full.pdf",
+        description="A sample, then three tests; respond only to the test that matches it.",
+    ),
+    _spec(
+        "DelayPairedAssociation",
+        "delaypairedassociation",
+        tags=("perceptual", "working memory", "go-no-go", "supervised"),
+        paper_name="Neural organization for the long-term memory of paired associates",
+        paper_link="https://www.nature.com/articles/354152a0",
+        description="Two stimuli in sequence; go if they form an associated pair.",
+    ),
+    _spec(
         "IntervalDiscrimination",
         "intervaldiscrimination",
         tags=("timing", "working memory", "delayed response", "two-alternative", "supervised"),
