@@ -763,3 +763,22 @@ def test_float_dt_works():
 @pytest.mark.parametrize("task", [Decision, Go, NoArrays])
 def test_gymnasium_check_env_passes(task):
     check_env(task(), skip_render_check=True)
+
+
+@pytest.mark.parametrize("copier", [lambda env: pickle.loads(pickle.dumps(env)), copy.deepcopy])
+def test_a_copy_keeps_in_place_edits_of_its_current_trial(copier):
+    # ReactionTime edits the trial's gt in place and calls refresh_trial(); in a pickled or
+    # deep-copied env the edit used to be lost (the rows were no longer views of the trial).
+    from data_tasks import VarTask
+
+    for prefetch in (1, 8):
+        env = VarTask()
+        env.prefetch = prefetch
+        env.reset(seed=0)
+        clone = copier(env)
+        answer = clone.gt[-1]
+        assert answer != clone.gt[0]
+        clone.gt[:] = answer
+        clone.refresh_trial()
+        *_, info = clone.step(0)
+        assert info["gt"] == answer

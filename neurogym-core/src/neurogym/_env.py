@@ -251,6 +251,31 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self.__dict__.update(state)
         if self._pool is not None:  # copies hold new attribute objects: same configuration
             self._pool.rebind(self)
+        self._rebind_rows()
+
+    def _rebind_rows(self) -> None:
+        """Make a copy's current-trial rows views of its builder's arrays again.
+
+        Pickling and deep copies turn ``_ob_row``/``_gt_row`` (views of the builder's, or a
+        prefetch pool's, arrays) into separate arrays, so an in-place edit of the copy's trial
+        followed by :meth:`refresh_trial` (what ``ReactionTime`` does) would be lost. The
+        copied rows, edits included, are written back and viewed again.
+        """
+        ob_row, gt_row = self._ob_row, self._gt_row
+        if ob_row is None and gt_row is None:
+            return
+        try:
+            builder = self._current_builder()
+        except RuntimeError:  # no current trial
+            return
+        for name, row in (("_ob", ob_row), ("_gt", gt_row)):
+            data = getattr(builder, name)
+            if row is not None and data is not None and data[0].shape == row.shape:
+                data[0] = row
+        snapshot = isinstance(self._gt_list, list)
+        self._refresh_rows()
+        if snapshot:
+            self._gt_list = gt_by_step(self._gt_row)
 
     def discard_prefetched(self) -> None:
         """Drops prefetched trials: the next trial is generated from the current settings.

@@ -107,11 +107,11 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
             "DelayMatchSample",
             "DelayMatchSampleDistractor1D",
             "DelayPairedAssociation",
+            "DualDelayMatchSample",
             "IntervalDiscrimination",
+            "ReachingDelayResponse",
         ),
         (
-            "DualDelayMatchSample",
-            "ReachingDelayResponse",
             "MemoryRecall",
             "AngleReproduction",
             "CVLearning",

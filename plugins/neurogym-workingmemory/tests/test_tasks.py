@@ -14,7 +14,9 @@ from neurogym_workingmemory.tasks.delaymatchsample import (
     DelayMatchSampleDistractor1D,
 )
 from neurogym_workingmemory.tasks.delaypairedassociation import DelayPairedAssociation
+from neurogym_workingmemory.tasks.dualdelaymatchsample import DualDelayMatchSample
 from neurogym_workingmemory.tasks.intervaldiscrimination import IntervalDiscrimination
+from neurogym_workingmemory.tasks.reachingdelayresponse import ReachingDelayResponse
 
 TASKS = (
     DelayComparison,
@@ -22,7 +24,9 @@ TASKS = (
     DelayMatchSample,
     DelayMatchSampleDistractor1D,
     DelayPairedAssociation,
+    DualDelayMatchSample,
     IntervalDiscrimination,
+    ReachingDelayResponse,
 )
 
 
@@ -52,7 +56,7 @@ def test_trial_lengths_and_scripted_agents(task, period, steps):
         assert (rewards[-1], info["performance"]) == (0.0, 0)
 
 
-@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("task", [t for t in TASKS if t is not ReachingDelayResponse])
 def test_breaking_fixation_costs_abort_and_the_trial_goes_on(task):
     # DelayPairedAssociation's fixation lasts 0 ms by default (as upstream): give it one.
     kwargs = {"timing": {"fixation": 200}} if task is DelayPairedAssociation else {}
@@ -198,3 +202,65 @@ def test_distractor_task_only_the_matching_test_repeats_the_sample():
         assert (rewards[-1], info["performance"]) == (1.0, 1)
     trial = env.new_trial(ground_truth=2, sample=1.0)
     assert trial["test2"] == 1.0
+
+
+def test_dual_delay_match_sample_cues_tests_and_scoring():
+    env = seeded(DualDelayMatchSample, seed=15, sigma=0.0)
+    batch = env.new_trials(300)
+    first = batch.trial["test_order"] == 0
+    # cue1 (dim 5) marks sample 1's test: in the first cue period when it is tested first.
+    np.testing.assert_array_equal(period_mean(batch, "cue1", 5), first.astype(float))
+    np.testing.assert_array_equal(period_mean(batch, "cue2", 6), first.astype(float))
+    for i, dims in ((1, [1, 2]), (2, [3, 4])):
+        sample = period_mean(batch, "sample", dims)
+        tested_in = np.where(first == (i == 1), 1, 2)  # the test period of sample i
+        shown = np.stack(
+            [period_mean(batch, f"test{slot}", dims)[k] for k, slot in enumerate(tested_in)]
+        )
+        same = np.all(np.isclose(shown, sample, atol=1e-6), axis=1)
+        np.testing.assert_array_equal(same, batch.trial[f"ground_truth{i}"] == 1)
+    assert batch.lengths.max() == 40
+    np.testing.assert_array_equal(batch.ob[:, :, 0], 1)  # fixation input on all trial long
+    env.reset(seed=16)
+    first_test = respond(correct, "test1")
+    both = respond(correct, "test2")
+    rewards, _, steps = run_trial(env, lambda e: first_test(e) or both(e))
+    # Every response in test1 is scored (5 steps, as upstream) and the trial goes on; the
+    # first response in test2 is scored and ends the trial.
+    assert rewards.count(1.0) == 6
+    assert steps == 36  # 7 periods of 5 steps, then the first step of test2
+
+
+def test_reaching_delay_response_continuous_reward():
+    env = seeded(ReachingDelayResponse, seed=17)
+    batch = env.new_trials(300)
+    target = batch.trial["ground_truth"]
+    np.testing.assert_allclose(period_mean(batch, "stimulus", 1), target, rtol=1e-6)
+    assert set(batch.lengths.tolist()) == {10, 20, 30}
+    decision = batch.gt[np.arange(300), batch.lengths - 1]
+    np.testing.assert_allclose(decision, np.stack([np.ones(300), target], 1), rtol=1e-6)
+    env.reset(seed=18)
+    target = float(env.trial["ground_truth"])
+
+    def reach_with_error(error):
+        return lambda e: np.array(
+            [1.0 if e.in_period("decision") else -1.0, target + error], np.float32
+        )
+
+    rewards, info, _ = run_trial(env, reach_with_error(0.5))
+    assert rewards[-1] == pytest.approx(1 / 1.5**2, rel=1e-5)
+    assert info["performance"] == pytest.approx(1 / 1.5**2, rel=1e-5)
+    target = float(env.trial["ground_truth"])
+    rewards, info, _ = run_trial(env, lambda e: np.array([-1.0, 0.0], np.float32))
+    assert rewards[-1] == -0.5  # miss: no reach before the trial timed out
+    _, reward, *_ = env.step(np.array([0.5, 0.0], np.float32))  # go during the stimulus
+    assert reward == pytest.approx(-0.1)
+    with pytest.raises(ValueError, match="lowbound must be smaller than highbound"):
+        ReachingDelayResponse(lowbound=1.0, highbound=0.5)
+
+
+def test_ground_truth_wrappers_refuse_the_dual_task():
+    from neurogym.wrappers import SideBias
+
+    with pytest.raises(AttributeError, match="'choices'"):
+        SideBias(DualDelayMatchSample(), probs=[[0.5, 0.5]], block_dur=10)

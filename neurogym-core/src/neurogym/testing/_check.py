@@ -22,6 +22,8 @@ INFORMATIONAL_WARNINGS = (
     r"Box observation space (minimum|maximum) value is (-)?infinity",
     r"Box action space (minimum|maximum) value is (-)?infinity",
     r"environment not having a spec",
+    # A tuning tip for RL libraries, not a defect: tasks keep upstream's action ranges.
+    r"we recommend using a symmetric and normalized space",
 )
 _INFORMATIONAL = re.compile("|".join(INFORMATIONAL_WARNINGS))
 

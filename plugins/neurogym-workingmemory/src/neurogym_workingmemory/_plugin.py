@@ -63,12 +63,39 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         description="Two stimuli in sequence; go if they form an associated pair.",
     ),
     _spec(
+        "DualDelayMatchSample",
+        "dualdelaymatchsample",
+        tags=("perceptual", "working memory", "two-alternative", "supervised"),
+        paper_name=(
+            "Neural evidence for a distinction between short-term memory and the focus of "
+            "attention"
+        ),
+        paper_link="https://direct.mit.edu/jocn/article/24/1/61/5322",
+        description="Two samples held at once; a cue picks which one each test is compared to.",
+    ),
+    _spec(
         "IntervalDiscrimination",
         "intervaldiscrimination",
         tags=("timing", "working memory", "delayed response", "two-alternative", "supervised"),
         paper_name=("Feature- and Order-Based Timing Representations in the Frontal Cortex"),
         paper_link="https://www.sciencedirect.com/science/article/pii/S0896627309004887",
         description="Two stimuli of random duration; report which one lasted longer.",
+    ),
+    _spec(
+        "ReachingDelayResponse",
+        "reachingdelayresponse",
+        tags=(
+            "perceptual",
+            "delayed response",
+            "continuous action space",
+            "multidimensional action space",
+            "supervised",
+        ),
+        paper_name=(
+            "Mnemonic coding of visual space in the monkey's dorsolateral prefrontal cortex"
+        ),
+        paper_link="https://journals.physiology.org/doi/abs/10.1152/jn.1989.61.2.331",
+        description="Remember a target position over a delay; reach to it (continuous action).",
     ),
 )
 
