@@ -18,6 +18,7 @@ SUPERVISED = [
     spec.id
     for spec in neurogym.tasks()
     if getattr(neurogym.make(spec.id).unwrapped, "batch_native", False)
+    and neurogym.make(spec.id).unwrapped.has_groundtruth  # the others refuse batches
 ]
 
 

@@ -46,7 +46,7 @@ def require_groundtruth(task: Any, consumer: str) -> None:
         f"{consumer} needs supervised targets, but {name} declares has_groundtruth = False: "
         "its trials define no correct action (the reward depends on the agent's choices, not "
         "on a target). Train it with reinforcement learning by stepping the env, e.g. "
-        f"gymnasium.make_vec({name!r}-id, num_envs=N) with an RL library"
+        "gymnasium.make_vec(<its id>, num_envs=N) with an RL library"
     )
 
 

@@ -264,8 +264,9 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         ob_row, gt_row = self._ob_row, self._gt_row
         if ob_row is None and gt_row is None:
             return
+        built = self._builder is not None
         try:
-            builder = self._current_builder()
+            builder = self._current_builder()  # a pool row's builder views the pool's arrays
         except RuntimeError:  # no current trial
             return
         for name, row in (("_ob", ob_row), ("_gt", gt_row)):
@@ -276,6 +277,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._refresh_rows()
         if snapshot:
             self._gt_list = gt_by_step(self._gt_row)
+        if not built:
+            self._builder = None  # as before the copy: built again on demand
 
     def discard_prefetched(self) -> None:
         """Drops prefetched trials: the next trial is generated from the current settings.

@@ -102,6 +102,7 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
         "neurogym-workingmemory",
         "workingmemory",
         (
+            "AngleReproduction",
             "DelayComparison",
             "DelayMatchCategory",
             "DelayMatchSample",
@@ -113,7 +114,6 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
         ),
         (
             "MemoryRecall",
-            "AngleReproduction",
             "CVLearning",
         ),
     ),

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import neurogym
 from neurogym.testing import check_task
 from neurogym.testing.trials import correct, other_of_two, period_mean, respond, run_trial, seeded
+from neurogym_workingmemory.tasks.anglereproduction import AngleReproduction, circular_distance
 from neurogym_workingmemory.tasks.delaycomparison import DelayComparison
 from neurogym_workingmemory.tasks.delaymatchcategory import DelayMatchCategory
 from neurogym_workingmemory.tasks.delaymatchsample import (
@@ -19,6 +21,7 @@ from neurogym_workingmemory.tasks.intervaldiscrimination import IntervalDiscrimi
 from neurogym_workingmemory.tasks.reachingdelayresponse import ReachingDelayResponse
 
 TASKS = (
+    AngleReproduction,
     DelayComparison,
     DelayMatchCategory,
     DelayMatchSample,
@@ -56,7 +59,9 @@ def test_trial_lengths_and_scripted_agents(task, period, steps):
         assert (rewards[-1], info["performance"]) == (0.0, 0)
 
 
-@pytest.mark.parametrize("task", [t for t in TASKS if t is not ReachingDelayResponse])
+@pytest.mark.parametrize(
+    "task", [t for t in TASKS if t not in (ReachingDelayResponse, AngleReproduction)]
+)
 def test_breaking_fixation_costs_abort_and_the_trial_goes_on(task):
     # DelayPairedAssociation's fixation lasts 0 ms by default (as upstream): give it one.
     kwargs = {"timing": {"fixation": 200}} if task is DelayPairedAssociation else {}
@@ -264,3 +269,31 @@ def test_ground_truth_wrappers_refuse_the_dual_task():
 
     with pytest.raises(AttributeError, match="'choices'"):
         SideBias(DualDelayMatchSample(), probs=[[0.5, 0.5]], block_dur=10)
+
+
+def test_angle_reproduction_pointer_reward_and_stored_trial_untouched():
+    env = seeded(AngleReproduction, seed=19)
+    stored = env.ob.copy()
+    angle1 = float(env.trial["ground_truth1"])
+    # Steer the pointer from pi to angle 1, the short way round, then hold it.
+    turn = 1 if np.mod(angle1 - np.pi, 2 * np.pi) < np.pi else 2
+    rewards = []
+    for _ in range(15):  # up to the end of go1 (steps 25-29 are go1)
+        error = circular_distance(env.state - angle1)
+        action = turn if error > 0.05 else 0
+        ob, reward, *_ = env.step(action)
+        rewards.append(reward)
+        np.testing.assert_allclose(ob[16:32], np.cos(env.theta - env.state), atol=1e-6)
+    np.testing.assert_array_equal(env.ob, stored)  # the stored trial is never written to
+    assert rewards[:14] == [0.0] * 14
+    for _ in range(15):
+        _, reward, *_ = env.step(0)
+    assert reward == pytest.approx(max(1 - circular_distance(env.state - angle1), -0.1))
+    assert circular_distance(np.array([0.1, 2 * np.pi - 0.1, np.pi])) == pytest.approx(
+        [0.1, 0.1, np.pi]
+    )
+    batch = seeded(AngleReproduction, seed=20).new_trials(50)
+    np.testing.assert_allclose(batch.ob[:, :, 16:32], np.cos(np.arange(16) * np.pi / 8 - np.pi)
+                               * np.ones((50, 35, 1)), atol=1e-6)  # fmt: skip
+    with pytest.raises(ValueError, match="needs supervised targets"):
+        neurogym.batch(AngleReproduction(), 4)

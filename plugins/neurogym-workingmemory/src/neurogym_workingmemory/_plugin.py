@@ -19,6 +19,16 @@ def _spec(name: str, module: str, **fields: object) -> TaskSpec:
 # One _spec(...) per task, sorted by name.
 TASK_SPECS: tuple[TaskSpec, ...] = (
     _spec(
+        "AngleReproduction",
+        "anglereproduction",
+        tags=("perceptual", "working memory", "delayed response", "steps action space"),
+        paper_name=(
+            "Visual perception as retrospective Bayesian decoding from high- to low-level features"
+        ),
+        paper_link="https://www.pnas.org/content/114/43/E9115.short",
+        description="Remember two angles; steer a pointer to each in turn (from contrib).",
+    ),
+    _spec(
         "DelayComparison",
         "delaycomparison",
         tags=("perceptual", "working memory", "two-alternative", "supervised"),
