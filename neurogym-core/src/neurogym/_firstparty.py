@@ -110,12 +110,10 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
             "DelayPairedAssociation",
             "DualDelayMatchSample",
             "IntervalDiscrimination",
+            "MemoryRecall",
             "ReachingDelayResponse",
         ),
-        (
-            "MemoryRecall",
-            "CVLearning",
-        ),
+        ("CVLearning",),
     ),
     FamilyRow(
         "neurogym-valuebased",

@@ -18,6 +18,7 @@ from neurogym_workingmemory.tasks.delaymatchsample import (
 from neurogym_workingmemory.tasks.delaypairedassociation import DelayPairedAssociation
 from neurogym_workingmemory.tasks.dualdelaymatchsample import DualDelayMatchSample
 from neurogym_workingmemory.tasks.intervaldiscrimination import IntervalDiscrimination
+from neurogym_workingmemory.tasks.memoryrecall import MemoryRecall
 from neurogym_workingmemory.tasks.reachingdelayresponse import ReachingDelayResponse
 
 TASKS = (
@@ -29,6 +30,7 @@ TASKS = (
     DelayPairedAssociation,
     DualDelayMatchSample,
     IntervalDiscrimination,
+    MemoryRecall,
     ReachingDelayResponse,
 )
 
@@ -60,7 +62,7 @@ def test_trial_lengths_and_scripted_agents(task, period, steps):
 
 
 @pytest.mark.parametrize(
-    "task", [t for t in TASKS if t not in (ReachingDelayResponse, AngleReproduction)]
+    "task", [t for t in TASKS if t not in (ReachingDelayResponse, AngleReproduction, MemoryRecall)]
 )
 def test_breaking_fixation_costs_abort_and_the_trial_goes_on(task):
     # DelayPairedAssociation's fixation lasts 0 ms by default (as upstream): give it one.
@@ -297,3 +299,60 @@ def test_angle_reproduction_pointer_reward_and_stored_trial_untouched():
                                * np.ones((50, 35, 1)), atol=1e-6)  # fmt: skip
     with pytest.raises(ValueError, match="needs supervised targets"):
         neurogym.batch(AngleReproduction(), 4)
+
+
+def test_memory_recall_flags_cues_and_targets():
+    env = seeded(MemoryRecall, seed=21, t_min=20, t_max=40, p_recall=0.25)
+    batch = env.new_trials(300)
+    for i in range(300):
+        n, length = int(batch.trial["n_recall"][i]), int(batch.trial["length"][i])
+        assert n == int(0.25 * length)
+        assert batch.lengths[i] == length
+        store = batch.ob[i, : length - n]
+        flagged = np.flatnonzero(store[:, 10])
+        assert flagged.size == n
+        targets = batch.gt[i, length - n : length]
+        # The flagged patterns come back in a random order (as upstream).
+        assert sorted(map(tuple, targets)) == sorted(map(tuple, store[flagged, :10]))
+        assert not batch.mask[i, : length - n].any()
+        assert batch.mask[i, length - n : length].all()
+    cues = np.concatenate(
+        [batch.ob[i, batch.lengths[i] - batch.trial["n_recall"][i] : batch.lengths[i], :10]
+         for i in range(300)]
+    )  # fmt: skip
+    assert np.mean(cues == 0) == pytest.approx(2 * (1 - 0.7), abs=0.03)  # hidden elements
+
+
+def test_memory_recall_rewards_a_good_recall_more():
+    # Upstream paid the mean absolute error itself: a worse recall earned more.
+    env = seeded(MemoryRecall, seed=22)
+
+    def recall(error):
+        def policy(e):
+            return (np.asarray(e.gt_now, dtype=np.float32) + error).astype(np.float32)
+
+        return policy
+
+    perfect, info, _ = run_trial(env, recall(0.0))
+    assert sum(perfect) == 0.0
+    assert info["performance"] == pytest.approx(1.0)
+    sloppy, _, _ = run_trial(env, recall(0.5))
+    assert sum(sloppy) < 0
+    assert min(sloppy) == pytest.approx(-0.5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"p_recall": 0.6}, r"p_recall must be a finite number in \(0, 0.5\], got 0.6"),
+        ({"store_signal_dim": 2}, r"store_signal_dim must be an int in \[1, 1\], got 2"),
+        ({"t_min": 20, "t_max": 10}, r"t_max must be >= t_min=20, got 10"),
+        ({"t_distribution": "normal"}, r"t_distribution must be one of 'uniform'"),
+        ({"p_recall": 0.01}, r"recalls no pattern of a 15-step sequence"),
+    ],
+)
+def test_memory_recall_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        MemoryRecall(**kwargs)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+        MemoryRecall(foo=1)

@@ -92,6 +92,14 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         description="Two stimuli of random duration; report which one lasted longer.",
     ),
     _spec(
+        "MemoryRecall",
+        "memoryrecall",
+        tags=("working memory", "continuous action space", "supervised"),
+        paper_name="Generic memory recall (NeuroGym contrib task)",
+        paper_link="https://github.com/neurogym/neurogym",
+        description="Store flagged binary patterns; complete them from degraded cues.",
+    ),
+    _spec(
         "ReachingDelayResponse",
         "reachingdelayresponse",
         tags=(
