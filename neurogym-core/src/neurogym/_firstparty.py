@@ -140,7 +140,12 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
             "GoNogo",
         ),
     ),
-    FamilyRow("neurogym-multitask", "multitask", tuple(f"yang19.{name}" for name in _YANG19)),
+    FamilyRow(
+        "neurogym-multitask",
+        "multitask",
+        tuple(f"yang19.{name}" for name in _YANG19 if name != "all"),
+        ("yang19.all",),
+    ),
 )
 
 
