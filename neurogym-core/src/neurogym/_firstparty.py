@@ -140,12 +140,7 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
             "GoNogo",
         ),
     ),
-    FamilyRow(
-        "neurogym-multitask",
-        "multitask",
-        tuple(f"yang19.{name}" for name in _YANG19 if name != "all"),
-        ("yang19.all",),
-    ),
+    FamilyRow("neurogym-multitask", "multitask", tuple(f"yang19.{name}" for name in _YANG19)),
 )
 
 

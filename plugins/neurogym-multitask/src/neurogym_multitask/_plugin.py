@@ -74,7 +74,17 @@ def _spec(name: str, module: str, cls: str, fields: Mapping[str, object], text: 
     return TaskSpec(f"neurogym/yang19.{name}-v0", entry, description=text, **fields)  # type: ignore[arg-type]
 
 
-TASK_SPECS: tuple[TaskSpec, ...] = (*(_spec(*row) for row in _ROWS),)
+TASK_SPECS: tuple[TaskSpec, ...] = (
+    *(_spec(*row) for row in _ROWS),
+    TaskSpec(
+        "neurogym/yang19.all-v0",
+        "neurogym_multitask.collection:yang19_all",
+        tags=("perceptual", "working memory", "supervised", "multitask"),
+        paper_name=YANG19_PAPER,
+        paper_link=YANG19_LINK,
+        description="All 20 tasks, one per trial, with a one-hot rule input naming the task.",
+    ),
+)
 
 
 @hookimpl
