@@ -102,3 +102,14 @@ def test_a_subset_set_and_a_precise_error_for_tasks_that_do_not_share_spaces():
     small = neurogym.make("neurogym/yang19.dm1-v0", dim_ring=8)
     with pytest.raises(ValueError, match=r"the observation_space of 'dm1 \(8 units\)' is Box"):
         TaskSet([neurogym.make("neurogym/yang19.go-v0"), small], names=["go", "dm1 (8 units)"])
+
+
+def test_yang19_cost_mask_on_a_mixed_batch():
+    batch = neurogym.batch(ALL, 200, seed=2, task="go")
+    # go at dt=100: 10 steps before the decision (first unchecked), 1 grace step, then 4 at 5
+    expected = np.array([0] + [1] * 9 + [0] + [5] * 4, dtype=np.float32)
+    np.testing.assert_array_equal(batch.cost_mask(), np.tile(expected, (200, 1)))
+    mixed = neurogym.batch(ALL, 200, seed=3)
+    weights = mixed.cost_mask(outputs=17)
+    assert weights.shape == (200, mixed.inputs.shape[1], 17)
+    assert not weights[~mixed.valid].any()
