@@ -344,3 +344,15 @@ def test_delayed_reach_timing_updates_the_delay_default():
     assert env.timing["delay"] == 500
     assert (env.end_ind["fixation"], env.ob.shape[0]) == (3, 18)
     assert make("dlyanti", timing={"delay": 200}).timing["delay"] == 200
+
+
+@pytest.mark.parametrize(
+    ("name", "variable"), [("dm1", "theta1"), ("dlydm2", "theta2"), ("dmc", "sample_theta")]
+)
+def test_forced_directions_must_be_preferred_directions_of_the_ring(name, variable):
+    env = make(name)
+    env.reset(seed=0)
+    trial = env.new_trial(**{variable: 3 * 2 * np.pi / N})
+    assert trial[variable] == pytest.approx(3 * 2 * np.pi / N)
+    with pytest.raises(ValueError, match=f"{variable} must be preferred directions 2 pi k"):
+        env.new_trial(**{variable: 0.1})

@@ -125,6 +125,25 @@ class RingTask(ngym.TrialEnv):
             validate.integers_in_range(b.kwargs["modality"], "modality", 0, N_MODALITIES - 1)
         return b.choice("modality", np.arange(N_MODALITIES))
 
+    def ring_angle(self, b: BatchBuilder, name: str) -> np.ndarray:
+        """Draws a preferred direction (radians) per trial; a forced one must be a unit's.
+
+        Returns:
+            The ring-unit indices ``(B,)`` of the drawn (or forced) directions.
+
+        Raises:
+            ValueError: If a forced angle is not ``2 pi k / dim_ring`` for an integer ``k``.
+        """
+        if name in b.kwargs:
+            angles = np.asarray(b.kwargs[name], dtype=float)
+            k = angles / (2 * np.pi / self.dim_ring)
+            if not np.all(np.isfinite(k)) or not np.allclose(k, np.rint(k), atol=1e-6):
+                raise ValueError(
+                    f"{name} must be preferred directions 2 pi k / dim_ring (k integer, "
+                    f"dim_ring={self.dim_ring}), got {b.kwargs[name]!r}"
+                )
+        return indices_of(b.choice(name, self.theta), self.dim_ring)
+
     def ring_choice(self, b: BatchBuilder, name: str) -> np.ndarray:
         """Draws a direction index ``0 .. dim_ring - 1`` per trial (a forced value is checked)."""
         if name in b.kwargs:

@@ -18,7 +18,6 @@ from neurogym_multitask.tasks._ring import (
     N_MODALITIES,
     RingTask,
     gaussian_bump,
-    indices_of,
     not_forceable,
 )
 
@@ -185,11 +184,13 @@ class DecisionTask(RingTask):
     def _directions(self, b: BatchBuilder) -> tuple[np.ndarray, np.ndarray]:
         """Indices of ``theta1`` and a different ``theta2``, forced values first."""
         n, k = b.n, self.dim_ring
-        i1 = indices_of(b.choice("theta1", self.theta), k)
+        i1 = self.ring_angle(b, "theta1")
         others = (b.rng.random(n) * (k - 1)).astype(np.intp)
-        forced = b.forced("theta2")
-        i2 = (i1 + 1 + others) % k if forced is None else indices_of(forced, k)
-        b.set_param("theta2", self.theta[i2])
+        if "theta2" in b.kwargs:
+            i2 = self.ring_angle(b, "theta2")
+        else:
+            i2 = (i1 + 1 + others) % k
+            b.set_param("theta2", self.theta[i2])
         if np.any(i1 == i2):
             raise ValueError("theta1 and theta2 must differ in every trial")
         return i1, i2

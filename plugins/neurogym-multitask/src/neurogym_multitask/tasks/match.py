@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from neurogym import BatchBuilder, validate
-from neurogym_multitask.tasks._ring import RingTask, gaussian_bump, indices_of, not_forceable
+from neurogym_multitask.tasks._ring import RingTask, gaussian_bump, not_forceable
 
 __all__ = ["DMC", "DMS", "DNMC", "DNMS", "MatchTask", "category_of"]
 
@@ -114,7 +114,7 @@ class MatchTask(RingTask):
             validate.integers_in_range(b.kwargs["ground_truth"], "ground_truth", 1, 2)
         match = b.choice("ground_truth", self.choices) == MATCH
         modality = self.draw_modality(b)
-        sample = indices_of(b.choice("sample_theta", self.theta), self.dim_ring)
+        sample = self.ring_angle(b, "sample_theta")
         test = self._test_index(b, sample, match)
         b.set_param("test_theta", self.theta[test])
         b.add_period(["fixation", "sample", "delay", "test", "decision"])
