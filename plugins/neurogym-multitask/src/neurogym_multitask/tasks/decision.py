@@ -198,26 +198,34 @@ class DecisionTask(RingTask):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         not_forceable(b, "ground_truth", "the stimuli (force theta1/theta2/cohs instead)")
         i1, i2 = self._directions(b)
-        first, second = self.stimulus_periods
-        if self.delaycomparison:
-            b.add_period(["fixation", "stim1", "delay", "stim2", "decision"])
-            b.add_ob(1, ["fixation", "stim1", "delay", "stim2"], where="fixation")
-            b.add_randn(0, self.sigma, ["stim1", "stim2"])
-        else:
-            b.add_period(["fixation", "stimulus", "decision"])
-            b.add_ob(1, ["fixation", "stimulus"], where="fixation")
-            b.add_randn(0, self.sigma, "stimulus")
+        n = self.dim_ring
+        # Whole observation rows of the two stimulus periods (fixation input included), so
+        # each period is written once (fewer ragged writes: fixation durations vary).
+        first = np.zeros((b.n, 1 + 2 * n))
+        first[:, 0] = 1.0
+        second = first.copy() if self.delaycomparison else first
         evidence1 = np.zeros(b.n)
         evidence2 = np.zeros(b.n)
         for m, shown in enumerate(self.stim_mod):
             if not shown:
                 continue
             coh1, coh2 = self._cohs(b, m + 1)
-            where = f"stimulus_mod{m + 1}"
-            b.add_ob(gaussian_bump(self.theta[i1], self.theta, coh1), first, where=where)
-            b.add_ob(gaussian_bump(self.theta[i2], self.theta, coh2), second, where=where)
+            block = slice(1 + m * n, 1 + (m + 1) * n)
+            first[:, block] += gaussian_bump(self.theta[i1], self.theta, coh1)
+            second[:, block] += gaussian_bump(self.theta[i2], self.theta, coh2)
             evidence1 += self.w_mod[m] * coh1
             evidence2 += self.w_mod[m] * coh2
+        if self.delaycomparison:
+            b.add_period(["fixation", "stim1", "delay", "stim2", "decision"])
+            b.add_ob(1, ["fixation", "delay"], where="fixation")
+            b.add_ob(first, "stim1")
+            b.add_ob(second, "stim2")
+            b.add_randn(0, self.sigma, ["stim1", "stim2"])
+        else:
+            b.add_period(["fixation", "stimulus", "decision"])
+            b.add_ob(1, "fixation", where="fixation")
+            b.add_ob(first, "stimulus")
+            b.add_randn(0, self.sigma, "stimulus")
         jitter = b.rng.uniform(-1e-6, 1e-6, size=b.n)
         target = b.set_param("ground_truth", np.where(evidence1 + jitter > evidence2, i1, i2))
         b.set_groundtruth(target, "decision", where="choice")
