@@ -35,7 +35,7 @@ class Bandit(ngym.TrialEnv):
 
     ## Reward
     ``arm_rewards[a]`` with probability ``p[a]`` (drawn from the env's generator when the arm
-    is pulled), else 0. ``performance`` is 1 when the pulled arm has the highest expected
+    is pulled), else ``rewards["fail"]`` (0). ``performance`` is 1 when the pulled arm has the highest expected
     reward ``p[k] * arm_rewards[k]``. There is no correct action:
     the task declares ``has_groundtruth = False`` and supervised batches refuse it (train it
     with reinforcement learning).
@@ -44,8 +44,8 @@ class Bandit(ngym.TrialEnv):
     dt: Step size in ms (100).
     n: Number of arms (2).
     p: Reward probability of each arm, one per arm ((0.5, 0.5)).
-    rewards: The dict of named outcomes; the bandit has none, so only None or ``{}``.
-        (Upstream passed the per-arm magnitudes here: use ``arm_rewards``.)
+    rewards: Overrides of the dict of named outcomes: ``fail``, what a pull that does not
+        pay earns (0). (Upstream passed the per-arm magnitudes here: use ``arm_rewards``.)
     timing: Must be None: the task has no timed periods.
     arm_rewards: Reward magnitude of each arm when it pays (all 1).
 
@@ -62,7 +62,7 @@ class Bandit(ngym.TrialEnv):
     space's dtype; upstream returned float64); ``timing=`` raises (upstream logged a warning);
     the per-arm magnitudes are the public ``arm_rewards`` (upstream's private ``_rewards``,
     set through ``rewards=``), and ``rewards`` is the dict of named outcomes like in every
-    task; ``p`` and ``arm_rewards`` must hold one value per arm; a trial has one ``pull``
+    task (``fail``: 0, what upstream paid for a pull that did not pay); ``p`` and ``arm_rewards`` must hold one value per arm; a trial has one ``pull``
     period (upstream had none); ``performance`` is 1 for a pull of a best arm (upstream left it
     0).
     """
@@ -86,7 +86,7 @@ class Bandit(ngym.TrialEnv):
         self.p = per_arm(p, "p", self.n, probabilities=True)
         magnitudes = np.ones(self.n) if arm_rewards is None else arm_rewards
         self.arm_rewards = per_arm(magnitudes, "arm_rewards", self.n, probabilities=False)
-        self.rewards = {}
+        self.rewards = {"fail": 0.0}
         self.rewards.update(named)
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(1,), dtype=np.float32)
         self.action_space = spaces.Discrete(self.n)
@@ -108,7 +108,7 @@ class Bandit(ngym.TrialEnv):
         paid = bool(self.rng.random() < p[action])
         expected = p * magnitudes
         self.performance = int(expected[action] == expected.max())
-        reward = float(magnitudes[action]) if paid else 0.0
+        reward = float(magnitudes[action]) if paid else self.rewards["fail"]
         return self.ob_now, reward, False, False, {"new_trial": True}
 
 
