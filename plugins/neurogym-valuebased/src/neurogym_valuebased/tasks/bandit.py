@@ -120,5 +120,5 @@ def validate_probabilities(values: np.ndarray) -> None:
     """
     bad = np.flatnonzero(~((values >= 0) & (values <= 1)))
     if bad.size:
-        value = values.reshape(-1)[bad[0]]
+        value = float(values.reshape(-1)[bad[0]])
         raise ValueError(f"forced p must hold probabilities in [0, 1], got {value!r}")
