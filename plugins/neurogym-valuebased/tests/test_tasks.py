@@ -1,4 +1,4 @@
-"""The value-based tasks: structure, rewards, seeding, bad input and the supervised-data contract."""
+"""The value-based tasks: structure, rewards, seeding, bad input, supervised-data contract."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import hashlib
 import pickle
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -90,8 +91,10 @@ print([_episode_digest(f"neurogym/{{name}}-v0") for name in {names!r}])
 def test_reset_seed_fixes_whole_episodes_across_processes_and_pickling():
     names = [t.__name__ for t in TASKS]
     here = [_episode_digest(f"neurogym/{name}-v0") for name in names]
-    code = _DIGESTS.format(path=str(__import__("pathlib").Path(__file__).parent), names=names)
-    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    code = _DIGESTS.format(path=str(Path(__file__).parent), names=names)
+    other = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert ast.literal_eval(other.stdout) == here  # a fresh process replays every episode
     for name in names:  # and a pickled env continues exactly as the original
         env_a = neurogym.make(name)
@@ -138,9 +141,11 @@ def test_tasks_without_ground_truth_refuse_supervised_data(task):
         neurogym.Dataset(task, batch_size=4, seq_len=10, seed=0)
 
 
-@pytest.mark.parametrize("task", ["EconomicDecisionMaking", "ChangingEnvironment", "IBL", "IBLBlock"])
+@pytest.mark.parametrize(
+    "task", ["EconomicDecisionMaking", "ChangingEnvironment", "IBL", "IBLBlock"]
+)
 def test_tasks_with_ground_truth_make_supervised_batches(task):
-    inputs, targets, mask, trial = neurogym.batch(task, 16, seed=0)
+    inputs, targets, mask, _ = neurogym.batch(task, 16, seed=0)
     assert inputs.dtype == np.float32
     assert mask.any()
     assert set(np.unique(targets[mask])) <= set(range(1, 5)) | {0}
@@ -254,7 +259,7 @@ def test_economic_decision_making_rewards_are_the_chosen_value():
 def test_economic_decision_making_trial_lengths():
     # fixation 15 steps + offer_on floor(U(1000, 2000) / 100) + decision 7 (750 floors to 700)
     lengths = seeded(EconomicDecisionMaking, seed=5).new_trials(4000).lengths
-    offer = {k: 0.1 for k in range(10, 20)}
+    offer = dict.fromkeys(range(10, 20), 0.1)
     assert_lengths_follow(lengths, convolve(const_steps(1500, 100), offer, const_steps(700, 100)))
     assert lengths.min() == 32
     assert lengths.max() == 41
@@ -420,7 +425,12 @@ def test_ibl_observation_is_the_trial_answered_next_and_only_the_side_pays():
         ob, reward, _, _, info = env.step(wrong)  # upstream paid correct for any action
         assert (reward, info["performance"], info["new_trial"]) == (0.0, 0, True)
     noise = seeded(IBL, seed=16).new_trials(4000)
-    centred = noise.ob[:, 0] - (0.5 + np.where(noise.trial["ground_truth"][:, None] == [0, 1], 1, -1) * noise.trial["coh"][:, None] / 200)
+    centred = noise.ob[:, 0] - (
+        0.5
+        + np.where(noise.trial["ground_truth"][:, None] == [0, 1], 1, -1)
+        * noise.trial["coh"][:, None]
+        / 200
+    )
     assert centred.std() == pytest.approx(0.1, rel=0.05)
     env.reset(seed=17)
     rewards = [env.step(int(env.trial["ground_truth"]))[1] for _ in range(20)]
@@ -432,3 +442,21 @@ def test_ibl_sides_are_unbiased_and_every_env_differs():
     assert abs(sides.mean() - 0.5) < 4 * np.sqrt(0.25 / 4000)
     a, b = seeded(IBL, seed=19), seeded(IBL, seed=20)  # upstream: default_rng(0) in every env
     assert not np.array_equal(a.new_trials(50).ob, b.new_trials(50).ob)
+
+
+def test_ground_truth_wrappers_refuse_changing_environment():
+    # A wrapper forcing ground_truth from `choices` (the sides) would answer side s with action
+    # s whatever the context; upstream recorded such a value over its own ground truth.
+    from neurogym.wrappers import SideBias
+
+    with pytest.raises(AttributeError, match="'choices'"):
+        SideBias(ChangingEnvironment(), probs=[[0.5, 0.5]], block_dur=10)
+
+
+def test_ibl_block_takes_rewards_and_returns_float32():
+    env = seeded(IBLBlock, seed=21, rewards={"fail": -1.0})
+    side = int(env.trial["ground_truth"])
+    ob, reward, *_ = env.step(1 - side)
+    assert reward == -1.0
+    assert ob.dtype == np.float32
+    assert env.trial["p_right"] == IBLBlock().probs[env.trial["block"], 1]

@@ -26,7 +26,7 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         tags=("n-alternative",),
         paper_name="Prefrontal cortex as a meta-reinforcement learning system",
         paper_link="https://www.nature.com/articles/s41593-018-0147-8",
-        description="Each step pull one of n arms; arm k pays its magnitude with probability p[k].",
+        description="Each step, pull one of n arms; arm k pays with probability p[k].",
     ),
     _spec(
         "ChangingEnvironment",
@@ -37,7 +37,7 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
             "choice and changes in strategy"
         ),
         paper_link="https://www.pnas.org/content/113/31/E4531",
-        description="Random dots whose response mapping follows a hidden, rarely switching context.",
+        description="Random dots whose response mapping follows a hidden, switching context.",
     ),
     _spec(
         "DawTwoStep",

@@ -35,9 +35,9 @@ class Bandit(ngym.TrialEnv):
 
     ## Reward
     ``arm_rewards[a]`` with probability ``p[a]`` (drawn from the env's generator when the arm
-    is pulled), else ``rewards["fail"]`` (0). ``performance`` is 1 when the pulled arm has the highest expected
-    reward ``p[k] * arm_rewards[k]``. There is no correct action:
-    the task declares ``has_groundtruth = False`` and supervised batches refuse it (train it
+    is pulled), else ``rewards["fail"]`` (0). ``performance`` is 1 when the pulled arm has
+    the highest expected reward ``p[k] * arm_rewards[k]``. There is no correct action: the
+    task declares ``has_groundtruth = False`` and supervised batches refuse it (train it
     with reinforcement learning).
 
     ## Arguments
@@ -62,9 +62,9 @@ class Bandit(ngym.TrialEnv):
     space's dtype; upstream returned float64); ``timing=`` raises (upstream logged a warning);
     the per-arm magnitudes are the public ``arm_rewards`` (upstream's private ``_rewards``,
     set through ``rewards=``), and ``rewards`` is the dict of named outcomes like in every
-    task (``fail``: 0, what upstream paid for a pull that did not pay); ``p`` and ``arm_rewards`` must hold one value per arm; a trial has one ``pull``
-    period (upstream had none); ``performance`` is 1 for a pull of a best arm (upstream left it
-    0).
+    task (``fail``: 0, what upstream paid for a pull that did not pay); ``p`` and
+    ``arm_rewards`` must hold one value per arm; a trial has one ``pull`` period (upstream had
+    none); ``performance`` is 1 for a pull of a best arm (upstream left it 0).
     """
 
     prefetch = 32  # trial generation draws nothing and keeps no cross-trial state

@@ -108,7 +108,7 @@ class ChangingEnvironment(ngym.TrialEnv):
         if timing:
             self.timing.update(timing)
         self.abort = False
-        names = (
+        names: dict[str, int | list[int]] = (
             {"context": 0, "fixation": 1, "stimulus": [2, 3]}
             if self.cxt_cue
             else {"fixation": 0, "stimulus": [1, 2]}

@@ -65,7 +65,9 @@ class IBL(ngym.TrialEnv):
 
     prefetch = 32  # trial generation keeps no cross-trial state
     # No action means "fixate": every action is the answer of the trial's only step.
-    rule = StandardDecision(fixation_periods=(), decision_periods=("stimulus",), fixation_action=-1)
+    rule = StandardDecision(
+        fixation_periods=(), decision_periods=("stimulus",), fixation_action=-1
+    )
 
     def __init__(self, dt: float = 100, rewards: Mapping[str, float] | None = None) -> None:
         super().__init__(dt=dt)

@@ -113,8 +113,10 @@ class MatchingPenny(ngym.TrialEnv):
         else:  # plays the target the agent picked less often (ties: 1, as numpy rounds 0.5)
             opponent = np.full(b.n, int(not np.round(self.mean_action)), dtype=np.int64)
         forced = b.forced("opponent_action")
-        opponent = opponent if forced is None else validate.integers_in_range(
-            forced, "opponent_action", 0, 1
+        opponent = (
+            opponent
+            if forced is None
+            else validate.integers_in_range(forced, "opponent_action", 0, 1)
         )
         previous = np.concatenate([[self.prev_opp_action], opponent[:-1]]).astype(np.int64)
         self.prev_opp_action = int(opponent[-1])
