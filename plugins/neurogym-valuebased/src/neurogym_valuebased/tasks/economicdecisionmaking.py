@@ -114,10 +114,13 @@ class EconomicDecisionMaking(ngym.TrialEnv):
 
         b.add_period(["fixation", "offer_on", "decision"])
         b.add_ob(1, ["fixation", "offer_on"], where="fixation")
-        identity = np.stack([first_is_a, ~first_is_a, ~first_is_a, first_is_a], axis=1)
-        b.add_ob(identity.astype(float), "offer_on", where=[1, 2, 3, 4])
-        b.add_ob(np.stack([n1, n2], axis=1) / 5.0, "offer_on", where=[5, 6])
-        b.set_groundtruth(better, "decision", rows=better > 0)  # a tie has no target
+        # a1, b1, a2, b2: the juice of each offer; n1, n2: the amounts / 5 (dims 1-6)
+        offer_dims = np.stack(
+            [first_is_a, ~first_is_a, ~first_is_a, first_is_a, n1 / 5.0, n2 / 5.0], axis=1
+        )
+        b.add_ob(offer_dims.astype(float), "offer_on", where=range(1, 7))
+        ties = better == 0  # either choice is correct: no target, no loss there
+        b.set_groundtruth(better, "decision", rows=~ties if ties.any() else None)
         return {"value1": value1, "value2": value2, "ground_truth": better}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
