@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, spaces
+from neurogym import spaces
 
 from ._common import no_timing
 
@@ -27,12 +27,13 @@ class DawTwoStep(ngym.TrialEnv):
     (Daw et al. 2011). A model-based agent uses the transition structure to credit rewards.
 
     ## Trial structure (periods)
-    ``stage1`` (one step) → ``stage2`` (one step); there is no timing to set.
+    Two steps, stage 1 then stage 2, without timed periods (there is no timing to set); the
+    observations are built as the agent acts (there is no stored observation array).
 
     ## Observation space (named dims)
     ``Box(-inf, inf, (3,), float32)``: ``stage1`` (0) is 1 at stage 1 (the first step of every
     trial); ``stage2`` (1, 2) is the one-hot second-stage state the agent's choice reached,
-    shown after stage 1 (it depends on the agent's action: batches hold zeros there).
+    shown after stage 1 (it depends on the agent's action).
 
     ## Action space
     ``Discrete(3)``: 0 (fixate), 1 and 2 (the two first-stage options).
@@ -53,8 +54,8 @@ class DawTwoStep(ngym.TrialEnv):
     Attributes ``p1``, ``p2``, ``p_switch``, ``high_reward_p``, ``low_reward_p`` hold the
     probabilities above. Trial dict: ``transition`` (``(3,)`` ints: the state each action
     leads to, 0 for action 0, which aborts), ``reward`` (``(2,)``: what states 1 and 2 pay in
-    this trial), ``hi_state`` (0 or 1: the index of the high state). ``transition`` and
-    ``reward`` can be forced. The high state starts at state 1 after ``reset`` and runs on
+    this trial), ``hi_state`` (0 or 1: the index of the high state). Forced values (e.g.
+    ``env.new_trial(transition=np.array([0, 2, 1]))``) are used as given. The high state starts at state 1 after ``reset`` and runs on
     across trials (``cross_trial_state``): a batch is consecutive trials.
 
     ## References
@@ -64,11 +65,9 @@ class DawTwoStep(ngym.TrialEnv):
     ## Version history
     v0: as upstream NeuroGym 2.3.1 with these differences: observations are float32 (the
     space's dtype; upstream returned float64); ``trial["transition"][0]`` is 0 (upstream left
-    it uninitialised, ``np.empty``, so it depended on the process, not the seed); the trial
-    has two one-step periods and a stored observation array (upstream built observations in
-    ``_step``), so ``reset`` returns the stage-1 observation (upstream took a hidden random
-    step) and after an abort the next trial's stage-1 observation is shown (upstream showed
-    zeros); the high state restarts at state 1 on ``reset`` (upstream set it at
+    it uninitialised, ``np.empty``, so it depended on the process, not the seed); ``reset``
+    returns the stage-1 observation (upstream took a hidden random step) and after an abort
+    the next trial's stage-1 observation is shown (upstream showed zeros); the high state restarts at state 1 on ``reset`` (upstream set it at
     construction); ``timing=`` raises (upstream logged a warning).
     """
 
@@ -94,6 +93,7 @@ class DawTwoStep(ngym.TrialEnv):
         if rewards:
             self.rewards.update(rewards)
         self.state1_high_reward = True
+        self.tmax = 3 * self.dt  # as upstream; every trial ends after its two steps
         self.observation_space = spaces.Box(
             -np.inf, np.inf, shape=(3,), dtype=np.float32, name={"stage1": 0, "stage2": [1, 2]}
         )
@@ -106,33 +106,32 @@ class DawTwoStep(ngym.TrialEnv):
         self.state1_high_reward = True
         return super().reset(seed=seed, options=options)
 
-    def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
-        draws = b.rng.random((b.n, 5))  # per trial: two transitions, switch, two payouts
-        transition = np.zeros((b.n, 3), dtype=np.int64)
-        transition[:, 1] = np.where(draws[:, 0] < self.p1, 1, 2)
-        transition[:, 2] = np.where(draws[:, 1] < self.p2, 2, 1)
-        flips = np.cumsum(draws[:, 2] < self.p_switch) % 2 == 1
-        state1_high = np.where(flips, not self.state1_high_reward, self.state1_high_reward)
-        self.state1_high_reward = bool(state1_high[-1])
-        hi_state = np.where(state1_high, 0, 1)
-        pays = np.stack([draws[:, 3] < self.high_reward_p, draws[:, 4] < self.low_reward_p], 1)
+    def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
+        # One call for the trial's five draws: two transitions, the switch, two payouts.
+        t1, t2, switch, high, low = self.rng.random(5).tolist()
+        if switch < self.p_switch:
+            self.state1_high_reward = not self.state1_high_reward
+        hi_state = 0 if self.state1_high_reward else 1
         correct = float(self.rewards["correct"])
-        reward = np.where(hi_state[:, None] == 0, pays, pays[:, ::-1]) * correct
+        pays = (correct * (high < self.high_reward_p), correct * (low < self.low_reward_p))
+        trial = {
+            "transition": np.array([0, 1 if t1 < self.p1 else 2, 2 if t2 < self.p2 else 1]),
+            "reward": np.array(pays if hi_state == 0 else pays[::-1]),
+            "hi_state": hi_state,
+        }
+        trial.update(kwargs)  # forced values (e.g. transition=, reward=) are used as given
+        return trial
 
-        forced = b.forced("transition", (3,))
-        transition = transition if forced is None else forced
-        forced = b.forced("reward", (2,))
-        reward = reward if forced is None else forced
-        b.add_period(["stage1", "stage2"], duration=[self.dt, self.dt])
-        b.set_ob(1.0, "stage1", where="stage1")
-        return {"transition": transition, "reward": reward, "hi_state": hi_state}
+    def initial_observation(self) -> np.ndarray:
+        """The stage-1 observation, what every trial starts with."""
+        return _STAGE1.copy()
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         trial = self.trial
         assert trial is not None
         if self.t_ind == 0:  # stage 1
-            if action == 0:
-                return self.ob_now, self.rewards["abort"], False, False, {"new_trial": True}
+            if action == 0:  # the next trial starts at stage 1
+                return _STAGE1.copy(), self.rewards["abort"], False, False, {"new_trial": True}
             state = int(trial["transition"][action])
             ob = np.zeros(3, dtype=np.float32)
             ob[state] = 1.0
@@ -140,4 +139,7 @@ class DawTwoStep(ngym.TrialEnv):
             reward = float(trial["reward"][state - 1])
             return ob, reward, False, False, {"new_trial": False}
         reward = self.rewards["abort"] if action != 0 else 0.0
-        return self.ob_now, reward, False, False, {"new_trial": True}
+        return _STAGE1.copy(), reward, False, False, {"new_trial": True}
+
+
+_STAGE1 = np.array([1.0, 0.0, 0.0], dtype=np.float32)

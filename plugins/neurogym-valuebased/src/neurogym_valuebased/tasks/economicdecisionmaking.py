@@ -75,7 +75,7 @@ class EconomicDecisionMaking(ngym.TrialEnv):
     lambda.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
+    prefetch = 64  # trial generation keeps no cross-trial state (64: ragged offer periods)
 
     def __init__(
         self,
