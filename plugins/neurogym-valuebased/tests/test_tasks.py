@@ -181,8 +181,10 @@ def test_bandit_fail_reward_and_forced_probabilities():
     assert env.step(0)[1] == -1.0
     env.new_trial(p=(0.0, 1.0), arm_rewards=(3.0, 2.0))
     assert env.step(1)[1] == 2.0
-    with pytest.raises(ValueError, match=r"forced p must hold probabilities in \[0, 1\], got 1.5"):
+    with pytest.raises(ValueError, match=r"forced p\[1\] must be a finite number in \[0, 1\]"):
         env.new_trial(p=(0.5, 1.5))
+    with pytest.raises(ValueError, match=r"forced arm_rewards must hold one value per arm"):
+        env.new_trial(arm_rewards=(1.0, 2.0, 3.0))
 
 
 @pytest.mark.parametrize(

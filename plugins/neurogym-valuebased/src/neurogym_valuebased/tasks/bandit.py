@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, spaces, validate
+from neurogym import spaces, validate
 
 from ._common import no_timing, per_arm, reward_dict
 
@@ -25,7 +25,7 @@ class Bandit(ngym.TrialEnv):
     recurrent meta-RL agent on such bandits).
 
     ## Trial structure (periods)
-    One period, ``pull``, of one step (``dt``). There is no timing to set.
+    One step, without timed periods (there is no timing to set).
 
     ## Observation space (named dims)
     ``Box(-inf, inf, (1,), float32)``, always 0; no names.
@@ -60,14 +60,13 @@ class Bandit(ngym.TrialEnv):
     ## Version history
     v0: as upstream NeuroGym 2.3.1 with these differences: observations are float32 (the
     space's dtype; upstream returned float64); ``timing=`` raises (upstream logged a warning);
-    the per-arm magnitudes are the public ``arm_rewards`` (upstream's private ``_rewards``,
-    set through ``rewards=``), and ``rewards`` is the dict of named outcomes like in every
-    task (``fail``: 0, what upstream paid for a pull that did not pay); ``p`` and
-    ``arm_rewards`` must hold one value per arm; a trial has one ``pull`` period (upstream had
-    none); ``performance`` is 1 for a pull of a best arm (upstream left it 0).
+    the per-arm magnitudes are the public ``arm_rewards`` (upstream's private ``_rewards``, set
+    through ``rewards=``), and ``rewards`` is the dict of named outcomes like in every task
+    (``fail``: 0, what upstream paid for a pull that did not pay); ``p`` and ``arm_rewards``
+    (also forced ones) must hold one value per arm; ``performance`` is 1 for a pull of a best
+    arm (upstream left it 0).
     """
 
-    prefetch = 32  # trial generation draws nothing and keeps no cross-trial state
     has_groundtruth = False  # the reward depends on chance, not on a target action
 
     def __init__(
@@ -91,34 +90,19 @@ class Bandit(ngym.TrialEnv):
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(1,), dtype=np.float32)
         self.action_space = spaces.Discrete(self.n)
 
-    def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
-        for name, default in (("p", self.p), ("arm_rewards", self.arm_rewards)):
-            forced = b.forced(name, (self.n,))
-            if forced is None:  # one row per trial (no two trials share memory)
-                b.set_param(name, np.tile(default, (b.n, 1)))
-            elif name == "p":
-                validate_probabilities(forced)
-        b.add_period("pull", duration=self.dt)
-        b.set_ob(0.0, "pull")
-        return {}
+    def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
+        trial = {"p": self.p.copy(), "arm_rewards": self.arm_rewards.copy()}
+        for name, value in kwargs.items():
+            if name in trial:  # forced per-arm values, checked like the arguments
+                value = per_arm(value, f"forced {name}", self.n, probabilities=name == "p")
+            trial[name] = value
+        return trial
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         assert self.trial is not None
         p, magnitudes = self.trial["p"], self.trial["arm_rewards"]
-        paid = bool(self.rng.random() < p[action])
+        paid = self.rng.random() < p[action]
         expected = p * magnitudes
         self.performance = int(expected[action] == expected.max())
         reward = float(magnitudes[action]) if paid else self.rewards["fail"]
-        return self.ob_now, reward, False, False, {"new_trial": True}
-
-
-def validate_probabilities(values: np.ndarray) -> None:
-    """Check forced per-arm probabilities, each in ``[0, 1]``.
-
-    Raises:
-        ValueError: Naming the first value outside ``[0, 1]``.
-    """
-    bad = np.flatnonzero(~((values >= 0) & (values <= 1)))
-    if bad.size:
-        value = float(values.reshape(-1)[bad[0]])
-        raise ValueError(f"forced p must hold probabilities in [0, 1], got {value!r}")
+        return np.zeros(1, dtype=np.float32), reward, False, False, {"new_trial": True}

@@ -52,11 +52,12 @@ class DawTwoStep(ngym.TrialEnv):
     timing: Must be None: the task has no timed periods.
 
     Attributes ``p1``, ``p2``, ``p_switch``, ``high_reward_p``, ``low_reward_p`` hold the
-    probabilities above. Trial dict: ``transition`` (``(3,)`` ints: the state each action
-    leads to, 0 for action 0, which aborts), ``reward`` (``(2,)``: what states 1 and 2 pay in
-    this trial), ``hi_state`` (0 or 1: the index of the high state). Forced values (e.g.
-    ``env.new_trial(transition=np.array([0, 2, 1]))``) are used as given. The high state starts at state 1 after ``reset`` and runs on
-    across trials (``cross_trial_state``): a batch is consecutive trials.
+    probabilities above. Trial dict: ``transition`` (``(3,)`` ints: the state each action leads
+    to, 0 for action 0, which aborts), ``reward`` (``(2,)``: what states 1 and 2 pay in this
+    trial), ``hi_state`` (0 or 1: the index of the high state). Forced values (e.g.
+    ``env.new_trial(transition=np.array([0, 2, 1]))``) are used as given. The high state starts
+    at state 1 after ``reset`` and runs on across trials (``cross_trial_state``): a batch is
+    consecutive trials.
 
     ## References
     Daw, Gershman, Seymour, Dayan & Dolan (2011), "Model-Based Influences on Humans' Choices
@@ -66,9 +67,10 @@ class DawTwoStep(ngym.TrialEnv):
     v0: as upstream NeuroGym 2.3.1 with these differences: observations are float32 (the
     space's dtype; upstream returned float64); ``trial["transition"][0]`` is 0 (upstream left
     it uninitialised, ``np.empty``, so it depended on the process, not the seed); ``reset``
-    returns the stage-1 observation (upstream took a hidden random step) and after an abort
-    the next trial's stage-1 observation is shown (upstream showed zeros); the high state restarts at state 1 on ``reset`` (upstream set it at
-    construction); ``timing=`` raises (upstream logged a warning).
+    returns the stage-1 observation (upstream took a hidden random step) and after an abort the
+    next trial's stage-1 observation is shown (upstream showed zeros); the high state restarts
+    at state 1 on ``reset`` (upstream set it at construction); ``timing=`` raises (upstream
+    logged a warning).
     """
 
     cross_trial_state = True  # which state pays more runs on across trials
