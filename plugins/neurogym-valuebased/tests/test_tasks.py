@@ -462,3 +462,12 @@ def test_ibl_block_takes_rewards_and_returns_float32():
     assert reward == -1.0
     assert ob.dtype == np.float32
     assert env.trial["p_right"] == IBLBlock().probs[env.trial["block"], 1]
+
+
+def test_matching_penny_forced_opponent_choice():
+    env = seeded(MatchingPenny, seed=22)
+    trial = env.new_trial(opponent_action=0)
+    assert trial["opponent_action"] == 0
+    assert env.step(0)[1] == 1.0
+    with pytest.raises(ValueError, match="opponent_action"):
+        env.new_trial(opponent_action=2)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, spaces, validate
+from neurogym import spaces, validate
 
 from ._common import no_timing
 
@@ -28,7 +28,7 @@ class MatchingPenny(ngym.TrialEnv):
     any bias of the agent is exploited; the ``"random"`` opponent flips a fair coin.
 
     ## Trial structure (periods)
-    One period, ``choice``, of one step (``dt``). There is no timing to set.
+    One step, without timed periods (there is no timing to set).
 
     ## Observation space (named dims)
     ``Box(-inf, inf, (2,), float32)``: ``previous_opponent`` (0, 1) is the one-hot choice of
@@ -53,8 +53,7 @@ class MatchingPenny(ngym.TrialEnv):
 
     Trial dict: ``opponent_action`` (0 or 1) and ``previous_opponent``. The opponent's state
     (``mean_action``, 0 after ``reset``, and the previous choice) runs on across trials
-    (``cross_trial_state``); in batches no agent acts, so a mean_action opponent keeps its
-    choice.
+    (``cross_trial_state``). A forced ``opponent_action`` is used for that trial.
 
     ## References
     Barraclough, Conroy & Lee (2004), "Prefrontal cortex and decision making in a
@@ -105,24 +104,25 @@ class MatchingPenny(ngym.TrialEnv):
         self._restart_opponent()
         return super().reset(seed=seed, options=options)
 
-    def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
-        if self.prev_opp_action is None:
-            self.prev_opp_action = int(b.rng.random() > 0.5)
-        if self.opponent_type == "random":
-            opponent = (b.rng.random(b.n) > 0.5).astype(np.int64)
+    def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
+        if self.prev_opp_action is None:  # the episode's first trial
+            self.prev_opp_action = int(self.rng.random() > 0.5)
+        if "opponent_action" in kwargs:
+            forced = validate.integers_in_range(kwargs["opponent_action"], "opponent_action", 0, 1)
+            opponent = int(forced)
+        elif self.opponent_type == "random":
+            opponent = int(self.rng.random() > 0.5)
         else:  # plays the target the agent picked less often (ties: 1, as numpy rounds 0.5)
-            opponent = np.full(b.n, int(not np.round(self.mean_action)), dtype=np.int64)
-        forced = b.forced("opponent_action")
-        opponent = (
-            opponent
-            if forced is None
-            else validate.integers_in_range(forced, "opponent_action", 0, 1)
-        )
-        previous = np.concatenate([[self.prev_opp_action], opponent[:-1]]).astype(np.int64)
-        self.prev_opp_action = int(opponent[-1])
-        b.add_period("choice", duration=self.dt)
-        b.set_ob(np.eye(2)[previous], "choice", where="previous_opponent")
-        return {"opponent_action": opponent, "previous_opponent": previous}
+            opponent = int(not np.round(self.mean_action))
+        trial = {**kwargs, "opponent_action": opponent, "previous_opponent": self.prev_opp_action}
+        self.prev_opp_action = opponent
+        return trial
+
+    def initial_observation(self) -> np.ndarray:
+        """The first trial's observation: the opponent's "previous" choice, one-hot."""
+        assert self.trial is not None
+        ob: np.ndarray = _ONE_HOT[self.trial["previous_opponent"]].copy()
+        return ob
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         assert self.trial is not None
@@ -134,4 +134,8 @@ class MatchingPenny(ngym.TrialEnv):
             self.performance = 1
         else:
             reward = self.rewards["fail"]
-        return self.ob_now, reward, False, False, {"new_trial": True, "gt": opponent}
+        # The next trial shows this trial's choice of the opponent.
+        return _ONE_HOT[opponent].copy(), reward, False, False, {"new_trial": True, "gt": opponent}
+
+
+_ONE_HOT = np.eye(2, dtype=np.float32)
