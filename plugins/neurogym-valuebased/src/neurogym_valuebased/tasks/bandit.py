@@ -102,7 +102,7 @@ class Bandit(ngym.TrialEnv):
         assert self.trial is not None
         p, magnitudes = self.trial["p"], self.trial["arm_rewards"]
         paid = self.rng.random() < p[action]
-        expected = p * magnitudes
-        self.performance = int(expected[action] == expected.max())
+        expected = (p * magnitudes).tolist()  # Python floats: cheaper than numpy reductions
+        self.performance = int(expected[action] == max(expected))
         reward = float(magnitudes[action]) if paid else self.rewards["fail"]
         return np.zeros(1, dtype=np.float32), reward, False, False, {"new_trial": True}
