@@ -1,0 +1,350 @@
+"""The motor and timing tasks: structure, rewards by hand, scripted agents, forced variables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from neurogym.testing import check_task
+from neurogym.testing.trials import (
+    assert_lengths_follow,
+    choice_steps,
+    const_steps,
+    convolve,
+    run_trial,
+    seeded,
+    step_trial,
+    trunc_exp_steps,
+)
+from neurogym_motor.tasks._production import production_reward
+from neurogym_motor.tasks.gonogo import GoNogo
+from neurogym_motor.tasks.motortiming import MotorTiming
+from neurogym_motor.tasks.onetwothreego import OneTwoThreeGo
+from neurogym_motor.tasks.reaching import Reaching1D, Reaching1DWithSelfDistraction
+from neurogym_motor.tasks.readysetgo import ReadySetGo
+
+TIMING_TASKS = (ReadySetGo, MotorTiming, OneTwoThreeGo)
+
+
+@pytest.mark.parametrize(
+    ("task", "kwargs"),
+    [
+        (GoNogo, {}),
+        (GoNogo, {"dt": 50, "timing": {"fixation": 200}}),
+        (MotorTiming, {}),
+        (MotorTiming, {"dt": 100, "prod_margin": 0.5}),
+        (OneTwoThreeGo, {}),
+        (OneTwoThreeGo, {"dt": 40}),
+        (Reaching1D, {}),
+        (Reaching1D, {"dim_ring": 61, "dt": 50}),
+        (Reaching1DWithSelfDistraction, {}),
+        (ReadySetGo, {}),
+        (ReadySetGo, {"gain": 1.5, "dt": 40}),
+    ],
+)
+def test_check_task(task, kwargs):
+    check_task(task(**kwargs))
+
+
+def _go_at(step):
+    """Go (1) at step ``step`` of the trial, fixate (0) before it."""
+    return lambda env: int(env.t_ind == step)
+
+
+def _reward_at(env, step):
+    """The last reward and info of a trial in which the agent goes at ``step``."""
+    rewards, info, steps = run_trial(env, _go_at(step))
+    assert steps == step + 1  # the go ended the trial
+    return rewards[-1], info
+
+
+def _graded(eps, threshold):
+    return max((1 - eps / threshold) ** 1.5, 0.1)
+
+
+# ----------------------------------------------------------------------------- defaults, spaces
+
+
+@pytest.mark.parametrize(
+    ("task", "dt", "rewards", "obs", "obs_names", "n_actions", "action_names"),
+    [
+        (GoNogo, 100, {"abort": -0.1, "correct": 1.0, "fail": -0.5, "miss": -0.5}, 3,
+         {"fixation": 0, "nogo": 1, "go": 2}, 2, {"fixation": 0, "go": 1}),
+        (MotorTiming, 80, {"abort": -0.1, "correct": 1.0, "fail": 0.0}, 4, None, 2, None),
+        (OneTwoThreeGo, 80, {"abort": -0.1, "correct": 1.0, "fail": 0.0}, 3,
+         {"fixation": 0, "stimulus": 1, "target": 2}, 2, {"fixation": 0, "go": 1}),
+        (Reaching1D, 100, {"correct": 1.0, "fail": -0.1}, 32,
+         {"self": tuple(range(16, 32)), "target": tuple(range(16))}, 3,
+         {"fixation": 0, "left": 1, "right": 2}),
+        (Reaching1DWithSelfDistraction, 100, {"correct": 1.0, "fail": -0.1}, 32,
+         {"ring": tuple(range(32))}, 3, None),
+        (ReadySetGo, 80, {"abort": -0.1, "correct": 1.0, "fail": 0.0}, 3,
+         {"fixation": 0, "ready": 1, "set": 2}, 2, {"fixation": 0, "go": 1}),
+    ],
+)  # fmt: skip
+def test_defaults_and_spaces(task, dt, rewards, obs, obs_names, n_actions, action_names):
+    env = task()
+    assert env.dt == dt
+    assert env.rewards == rewards
+    assert env.observation_space.shape == (obs,)
+    assert env.observation_space.dtype == np.float32
+    assert (env.observation_space.name or None) == obs_names
+    assert env.action_space.n == n_actions
+    assert (env.action_space.name or None) == action_names
+    assert env.abort is False or task in (Reaching1D, Reaching1DWithSelfDistraction)
+
+
+def test_default_timing_dicts():
+    assert dict(GoNogo().timing) == {"fixation": 0, "stimulus": 500, "delay": 500, "decision": 500}
+    assert dict(ReadySetGo().timing) == {
+        "fixation": 100, "ready": 83, "measure": ("uniform", (800, 1500)), "set": 83,
+    }  # fmt: skip
+    assert dict(MotorTiming().timing) == {
+        "fixation": 500, "cue": ("uniform", (1000, 3000)), "set": 50,
+    }  # fmt: skip
+    timing = OneTwoThreeGo().timing
+    assert (timing["fixation"].vmean, timing["fixation"].vmin, timing["fixation"].vmax) == (
+        400, 100, 800
+    )
+    assert (timing["target"].vmean, timing["target"].vmin, timing["target"].vmax) == (
+        1000, 500, 1500
+    )
+    assert timing["interval1"] == (600, 700, 800, 900, 1000)
+    assert dict(Reaching1D().timing) == {"fixation": 500, "reach": 500}
+    assert (MotorTiming().intervals, MotorTiming().production_ind) == ([800, 1500], [0, 1])
+    assert (ReadySetGo().gain, ReadySetGo().prod_margin) == (1.0, 0.2)
+
+
+@pytest.mark.parametrize(
+    ("task", "kwargs", "error", "message"),
+    [
+        (ReadySetGo, {"gain": 0}, ValueError, r"gain must be a finite number > 0, got 0"),
+        (ReadySetGo, {"prod_margin": -0.1}, ValueError, r"prod_margin must be a finite number"),
+        (MotorTiming, {"prod_margin": "0.2"}, TypeError, r"prod_margin must be a finite number"),
+        (OneTwoThreeGo, {"timing": {"interval3": 500}}, ValueError,
+         r"timing\['interval3'\] cannot be set: interval2 and interval3 last as long as "
+         r"interval1"),
+        (Reaching1D, {"dim_ring": 1}, ValueError, r"dim_ring must be an int >= 2, got 1"),
+        (Reaching1D, {"rewards": {"fail": 1.0}}, ValueError,
+         r"rewards\['correct'\] must be greater than rewards\['fail'\]"),
+    ],
+)  # fmt: skip
+def test_bad_arguments_raise(task, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        task(**kwargs)
+
+
+# ---------------------------------------------------------------------------------- graded reward
+
+
+@pytest.mark.parametrize(
+    ("produced", "target", "margin", "expected"),
+    [
+        (800, 800, 0.2, (1.0, True)),
+        (880, 800, 0.2, ((1 - 80 / 185) ** 1.5, True)),  # 0.4276
+        (720, 800, 0.2, ((1 - 80 / 185) ** 1.5, True)),  # symmetric
+        (960, 800, 0.2, (0.1, True)),  # (25/185)^1.5 = 0.0497 is raised to the 0.1 floor
+        (985, 800, 0.2, (0.1, True)),  # eps == thr: still inside
+        (986, 800, 0.2, (0.0, False)),
+        (1440, 1500, 0.2, ((1 - 60 / 325) ** 1.5, True)),  # 0.7363
+        (880, 800, 0.5, ((1 - 80 / 425) ** 1.5, True)),
+    ],
+)
+def test_graded_reward_by_hand(produced, target, margin, expected):
+    reward, within = production_reward(produced, target, margin, {"correct": 1.0, "fail": 0.0})
+    assert (reward, within) == (pytest.approx(expected[0], abs=1e-12), expected[1])
+    scaled, _ = production_reward(produced, target, margin, {"correct": 2.0, "fail": -1.0})
+    assert scaled == pytest.approx(2 * expected[0] if within else -1.0)
+
+
+# ------------------------------------------------------------------------------------- GoNogo
+
+
+def test_go_nogo_trial_structure():
+    env = seeded(GoNogo, seed=1)
+    for go in (0, 1):
+        env.new_trial(ground_truth=go)
+        cue = [0.0, 1.0] if go else [1.0, 0.0]
+        expected = [[1.0, *cue]] * 5 + [[1.0, 0.0, 0.0]] * 5 + [[0.0, 0.0, 0.0]] * 5
+        np.testing.assert_array_equal(env.ob, expected)
+        np.testing.assert_array_equal(env.gt, [0] * 10 + [go] * 5)
+    assert seeded(GoNogo, dt=50).ob.shape == (30, 3)
+    batch = seeded(GoNogo, seed=2).new_trials(400)
+    assert abs(batch.trial["ground_truth"].mean() - 0.5) < 0.1
+    np.testing.assert_array_equal(batch.mask[:, 10:], True)  # the decision is the loss mask
+    np.testing.assert_array_equal(batch.mask[:, :10], False)
+
+
+def test_go_nogo_contingencies_and_miss_in_every_trial():
+    env = seeded(GoNogo, seed=3)
+    outcomes = {}
+    for _ in range(3):  # upstream reported a withheld no-go trial correct only in trial 1
+        for go in (1, 0):
+            for respond in (True, False):
+                env.new_trial(ground_truth=go)
+                policy = (lambda e: int(e.t_ind >= 10)) if respond else (lambda e: 0)
+                rewards, info, steps = run_trial(env, policy)
+                outcome = (rewards[-1], info["performance"], steps, sum(rewards[:-1]))
+                assert outcomes.setdefault((go, respond), outcome) == outcome
+    assert outcomes == {
+        (1, True): (1.0, 1, 11, 0.0),  # go on a go trial: correct, ends the trial
+        (1, False): (-0.5, 0, 15, 0.0),  # a missed go trial pays miss at its last step
+        (0, True): (-0.5, 0, 11, 0.0),  # go on a no-go trial: fail
+        (0, False): (0.0, 1, 15, 0.0),  # a withheld no-go trial is correct, reward 0
+    }
+    custom = seeded(GoNogo, seed=4, rewards={"miss": -2.0, "fail": -1.0})
+    custom.new_trial(ground_truth=1)
+    assert run_trial(custom, lambda e: 0)[0][-1] == -2.0
+    custom.new_trial(ground_truth=0)
+    assert run_trial(custom, lambda e: 1)[0][-1] == -1.0
+
+
+def test_go_nogo_early_go_costs_nothing_and_fixation_breaks_abort():
+    env = seeded(GoNogo, seed=5)
+    env.new_trial(ground_truth=1)
+    rewards, info, steps = run_trial(env, lambda e: 1 if e.t_ind < 10 else 0)
+    assert rewards == [0.0] * 14 + [-0.5]  # going before the decision is not a response
+    timed = seeded(GoNogo, seed=6, timing={"fixation": 200})
+    _, reward, *_, info = timed.step(1)
+    assert (reward, info["new_trial"]) == (pytest.approx(-0.1), False)
+
+
+def test_go_nogo_forced_ground_truth_is_checked():
+    env = seeded(GoNogo, seed=7)
+    with pytest.raises(ValueError, match=r"ground_truth must hold ints in \[0, 1\], got \[2\]"):
+        env.new_trial(ground_truth=2)
+    batch = env.new_trials(4, ground_truth=[1, 0, 0, 1])
+    np.testing.assert_array_equal(batch.gt[:, -1], [1, 0, 0, 1])
+
+
+# ----------------------------------------------------------------------------------- ReadySetGo
+
+
+def _measure_pmf(dt, low=800, high=1500):
+    """Exact pmf of floor(U(low, high) / dt) (the floored measure, in steps)."""
+    pmf = {}
+    for k in range(int(low // dt), int(high // dt) + 1):
+        overlap = min(high, (k + 1) * dt) - max(low, k * dt)
+        if overlap > 0:
+            pmf[k] = overlap / (high - low)
+    return pmf
+
+
+@pytest.mark.parametrize(
+    ("dt", "pulse_steps"),
+    [(80, 1), (40, 2)],  # 100 ms fixation and 83 ms pulses floor to 80 ms at both
+)
+def test_ready_set_go_periods_overlap_and_lengths(dt, pulse_steps):
+    env = seeded(ReadySetGo, seed=1, dt=dt)
+    measure = float(env.trial["measure"])
+    m = round(measure / dt)
+    spans = {name: (env.start_ind[name], env.end_ind[name]) for name in env.start_ind}
+    p = pulse_steps
+    assert spans == {
+        "fixation": (0, p),
+        "ready": (p, 2 * p),
+        "measure": (p, p + m),  # starts with the ready pulse: the two overlap (upstream)
+        "set": (p + m, 2 * p + m),
+        "production": (2 * p + m, 2 * p + 3 * m),
+    }
+    np.testing.assert_array_equal(env.ob[:, 0], [1] * (2 * p + m) + [0] * (2 * m))
+    np.testing.assert_array_equal(np.flatnonzero(env.ob[:, 1]), range(p, 2 * p))
+    np.testing.assert_array_equal(np.flatnonzero(env.ob[:, 2]), range(p + m, 2 * p + m))
+    np.testing.assert_array_equal(np.flatnonzero(env.gt), [2 * p + m + m])  # int(P / dt) in
+    lengths = env.new_trials(4000).lengths
+    pmf = {2 * p + 3 * k: q for k, q in _measure_pmf(dt).items()}
+    assert_lengths_follow(lengths, pmf)
+    if dt == 80:
+        assert (lengths.min(), lengths.max()) == (32, 56)  # upstream: 32-56 steps
+
+
+def test_ready_set_go_graded_reward_by_hand():
+    # measure 800 at dt=80: fixation [0, 80), measure [80, 880), set [880, 960), production
+    # [960, 2560) = steps 12..31. A go at step k produced 80 k - 880 ms (from the end of the
+    # measure), the tolerance is 0.2 * 800 + 25 = 185 ms.
+    env = seeded(ReadySetGo, seed=2)
+    expected = {
+        11: (0.0, None),  # in the set period: not a response, the trial goes on
+        12: (0.0, 0),  # produced 80 ms: far outside the tolerance, fail
+        19: (0.1, 1),  # eps 160: (25/185)^1.5 = 0.05, raised to 0.1
+        20: (_graded(80, 185), 1),  # eps 80
+        21: (1.0, 1),  # eps 0: the full reward
+        22: (_graded(80, 185), 1),  # eps 80: the ground truth's go step (one set pulse late)
+        23: (0.1, 1),
+        24: (0.0, 0),  # eps 240
+    }
+    for step, (reward, performance) in expected.items():
+        env.new_trial(measure=800)
+        if performance is None:
+            rewards, _, steps = run_trial(env, lambda e, s=step: int(e.t_ind == s))
+            assert rewards[step] == 0.0 and steps == 32  # timed out without a response
+            continue
+        assert np.flatnonzero(env.gt).tolist() == [22]
+        got, info = _reward_at(env, step)
+        assert (got, info["performance"]) == (pytest.approx(reward, abs=1e-12), performance)
+    env.new_trial(measure=800, gain=1.5)  # production 1200 ms, tolerance 265 ms
+    assert _reward_at(env, 26)[0] == 1.0  # 80 * 26 - 880 = 1200
+    env.new_trial(measure=800, gain=1.5)
+    assert _reward_at(env, 27)[0] == pytest.approx(_graded(80, 265))
+    early = seeded(ReadySetGo, seed=3, rewards={"fail": -1.0})
+    early.new_trial(measure=800)
+    assert _reward_at(early, 12)[0] == -1.0
+
+
+def test_ready_set_go_fixation_break_and_abort_flag():
+    env = seeded(ReadySetGo, seed=4)
+    _, reward, *_, info = env.step(1)
+    assert (reward, info["new_trial"]) == (pytest.approx(-0.1), False)
+
+
+def _produce_what_was_measured(env, gain):
+    """A scripted agent that only reads the observations: it times ready onset to set onset
+    and goes ``gain`` times that interval after the set onset. Returns (measured, reward)."""
+    ob = env.ob[0]
+    ready = set_on = None
+    while True:
+        if ready is None and ob[1] == 1:
+            ready = env.t_ind
+        if set_on is None and ob[2] == 1:
+            set_on = env.t_ind
+        go = set_on is not None and env.t_ind == set_on + round(gain * (set_on - ready))
+        ob, reward, _, _, info = env.step(int(go))
+        if info["new_trial"]:
+            return (set_on - ready) * env.dt, reward
+
+
+@pytest.mark.parametrize("gain", [1.0, 1.5])
+def test_ready_set_go_production_scales_with_measure_and_gain(gain):
+    env = seeded(ReadySetGo, seed=5, gain=gain)
+    measured, rewards = [], []
+    for _ in range(40):
+        trial = dict(env.trial)
+        measure, reward = _produce_what_was_measured(env, gain)
+        assert measure == trial["measure"]  # the ready onset starts the measure period
+        assert trial["production"] == gain * trial["measure"]
+        measured.append(measure)
+        rewards.append(reward)
+    # Whole steps of gain * measure: the produced interval is exact or 40 ms off.
+    assert min(rewards) >= _graded(40, 0.2 * 800 * gain + 25) - 1e-12
+    assert len(set(measured)) > 5
+    batch = seeded(ReadySetGo, seed=6, gain=gain).new_trials(300)
+    go_step = batch.gt.argmax(axis=1) - batch.periods["production"][0]
+    slope = np.polyfit(batch.trial["measure"], go_step * env.dt, 1)[0]
+    assert slope == pytest.approx(gain, abs=0.02)
+
+
+def test_ready_set_go_forced_measure_sets_the_period():
+    # Upstream recorded a forced measure (and scaled the production to it) but kept the
+    # sampled measure period.
+    env = seeded(ReadySetGo, seed=7)
+    trial = env.new_trial(measure=1000.0)
+    assert (env.start_t["measure"], env.end_t["measure"]) == (80, 1080)
+    assert trial["production"] == 1000.0
+    batch = env.new_trials(3, gain=[1.0, 1.5, 2.0], measure=800)
+    np.testing.assert_array_equal(batch.trial["production"], [800, 1200, 1600])
+    with pytest.raises(ValueError, match=r"production cannot be forced: it is derived from measure and gain"):
+        env.new_trial(production=900)
+    with pytest.raises(ValueError, match=r"forced gain must be finite numbers > 0"):
+        env.new_trial(gain=0)
+    with pytest.raises(ValueError, match=r"forced measure must be finite durations >= 0"):
+        env.new_trial(measure=-5)
