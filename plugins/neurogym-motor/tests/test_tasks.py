@@ -348,3 +348,281 @@ def test_ready_set_go_forced_measure_sets_the_period():
         env.new_trial(gain=0)
     with pytest.raises(ValueError, match=r"forced measure must be finite durations >= 0"):
         env.new_trial(measure=-5)
+
+
+# ---------------------------------------------------------------------------------- MotorTiming
+
+
+@pytest.mark.parametrize(
+    ("dt", "set_steps", "fixation_steps", "production_steps"),
+    [
+        (80, 1, 6, (20, 37)),  # 50 ms set: 0 steps upstream (never shown), 1 step here
+        (100, 1, 5, (16, 30)),  # the same at dt=100
+        (20, 2, 25, (80, 150)),  # 50 ms floors to 40 ms: two steps, as any period
+    ],
+)
+def test_motor_timing_set_cue_is_shown_and_lengths(dt, set_steps, fixation_steps, production_steps):
+    env = seeded(MotorTiming, seed=1, dt=dt)
+    for index in (0, 1):
+        env.new_trial(production_ind=index)
+        start, end = env.start_ind["set"], env.end_ind["set"]
+        assert end - start == set_steps
+        np.testing.assert_array_equal(env.ob[start:end, 3], 1)  # the set cue is visible
+        np.testing.assert_array_equal(env.ob[:, 3].sum(), set_steps)
+        assert env.end_ind["production"] - env.start_ind["production"] == production_steps[index]
+    lengths = env.new_trials(4000).lengths
+    cue = _measure_pmf(dt, 1000, 3000)
+    pmf = convolve(
+        {fixation_steps + set_steps: 1.0}, cue, choice_steps(production_steps, 1)
+    )
+    assert_lengths_follow(lengths, pmf)
+    if dt == 80:
+        assert (lengths.min(), lengths.max()) == (39, 81)  # upstream: 38-80
+
+
+def test_motor_timing_zero_set_stays_empty():
+    env = seeded(MotorTiming, seed=2, timing={"set": 0})
+    assert env.end_ind["set"] == env.start_ind["set"]
+    assert env.ob[:, 3].sum() == 0
+
+
+def test_motor_timing_observations_and_target():
+    env = seeded(MotorTiming, seed=3)
+    for index in (0, 1):
+        env.new_trial(production_ind=index)
+        cue, prod = env.start_ind["cue"], env.start_ind["production"]
+        indicator = [0.0, 0.0]
+        indicator[index] = 1.0
+        np.testing.assert_array_equal(env.ob[:cue], [[1, 0, 0, 0]] * cue)
+        np.testing.assert_array_equal(env.ob[cue : prod - 1], [[1, *indicator, 0]] * (prod - 1 - cue))
+        np.testing.assert_array_equal(env.ob[prod - 1], [1, *indicator, 1])  # the set step
+        np.testing.assert_array_equal(env.ob[prod:], 0)
+        go = prod + [10, 18][index]  # int(800 / 80), int(1500 / 80)
+        np.testing.assert_array_equal(np.flatnonzero(env.gt), [go])
+        assert env.trial["production"] == [800, 1500][index]
+    batch = env.new_trials(400)
+    assert abs(batch.trial["production_ind"].mean() - 0.5) < 0.1
+    np.testing.assert_array_equal(batch.trial["production"], np.where(
+        batch.trial["production_ind"] == 1, 1500, 800))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("index", "offset", "reward", "performance"),
+    [
+        (0, 10, 1.0, 1),  # produced 800 ms after the end of the set cue
+        (0, 9, _graded(80, 185), 1),
+        (0, 12, 0.1, 1),  # eps 160: 0.05 raised to the floor
+        (0, 13, 0.0, 0),  # eps 240 > 185: fail
+        (1, 18, _graded(60, 325), 1),  # the ground truth's go step: 1440 ms
+        (1, 19, _graded(20, 325), 1),
+        (1, 14, 0.0, 0),  # eps 380 > 325
+    ],
+)
+def test_motor_timing_graded_reward_by_hand(index, offset, reward, performance):
+    env = seeded(MotorTiming, seed=4)
+    env.new_trial(production_ind=index)
+    got, info = _reward_at(env, env.start_ind["production"] + offset)
+    assert (got, info["performance"]) == (pytest.approx(reward, abs=1e-12), performance)
+
+
+def test_motor_timing_forced_variables_are_checked():
+    env = seeded(MotorTiming, seed=5)
+    with pytest.raises(ValueError, match=r"production_ind must hold ints in \[0, 1\], got \[2\]"):
+        env.new_trial(production_ind=2)
+    with pytest.raises(ValueError, match=r"production cannot be forced: .* production_ind"):
+        env.new_trial(production=1000)
+    _, reward, *_ = seeded(MotorTiming, seed=6).step(1)
+    assert reward == pytest.approx(-0.1)  # a go in the fixation period
+
+
+# -------------------------------------------------------------------------------- OneTwoThreeGo
+
+
+def test_one_two_three_go_structure():
+    env = seeded(OneTwoThreeGo, seed=1)
+    for _ in range(20):
+        env.new_trial()
+        interval = float(env.trial["interval"])
+        assert interval in (560, 640, 800, 880, 960)  # 600..1000 floored to 80 ms
+        for period in ("interval1", "interval2", "interval3"):
+            assert env.end_t[period] - env.start_t[period] == interval
+        for period in ("s1", "s2", "s3"):
+            assert env.end_ind[period] - env.start_ind[period] == 1  # 100 ms -> 80 ms
+        pulses = [env.start_ind[p] for p in ("s1", "s2", "s3")]
+        np.testing.assert_array_equal(np.flatnonzero(env.ob[:, 1]), pulses)
+        assert np.diff(pulses).tolist() == [interval / 80 + 1] * 2
+        np.testing.assert_array_equal(env.ob[:, 0], 1)  # fixation input all trial long
+        fixation = env.end_ind["fixation"]
+        np.testing.assert_array_equal(env.ob[:, 2], [0] * fixation + [1] * (len(env.ob) - fixation))
+        response = env.start_ind["response"]
+        np.testing.assert_array_equal(env.gt, [0] * response + [1] * 12)
+
+
+@pytest.mark.parametrize(("dt", "pulse", "response"), [(80, 1, 12), (40, 2, 25)])
+def test_one_two_three_go_lengths(dt, pulse, response):
+    lengths = seeded(OneTwoThreeGo, seed=2, dt=dt).new_trials(4000).lengths
+    intervals = {3 * k: p for k, p in choice_steps((600, 700, 800, 900, 1000), dt).items()}
+    pmf = convolve(
+        trunc_exp_steps(400, 100, 800, dt),
+        trunc_exp_steps(1000, 500, 1500, dt),
+        {3 * pulse + response: 1.0},
+        intervals,
+    )
+    assert_lengths_follow(lengths, pmf)
+    assert const_steps(100, dt) == {pulse: 1.0}
+
+
+@pytest.mark.parametrize(
+    ("offset", "reward", "performance"),
+    [
+        (0, 1.0, 1),  # the first response step: one interval after the end of s3
+        (-1, _graded(80, 185), 1),  # the last step of interval3
+        (2, 0.1, 1),  # eps 160
+        (-10, 0.0, 0),  # the first step of interval3: produced 0 ms, fail
+    ],
+)
+def test_one_two_three_go_graded_reward_by_hand(offset, reward, performance):
+    env = seeded(OneTwoThreeGo, seed=3)
+    env.new_trial(interval=800.0)
+    assert env.start_ind["response"] - env.end_ind["s3"] == 10
+    got, info = _reward_at(env, env.start_ind["response"] + offset)
+    assert (got, info["performance"]) == (pytest.approx(reward, abs=1e-12), performance)
+
+
+def test_one_two_three_go_early_go_aborts_and_forced_interval_sets_periods():
+    env = seeded(OneTwoThreeGo, seed=4)
+    env.new_trial(interval=1000.0)  # not a multiple of dt: used as given
+    # Upstream scored against a forced interval but kept the sampled interval periods.
+    for period in ("interval1", "interval2", "interval3"):
+        assert env.end_t[period] - env.start_t[period] == 1000.0
+    s2, length = env.start_ind["s2"], len(env.ob)
+    rewards, infos, steps = step_trial(env, lambda e: int(e.t_ind == s2))
+    assert rewards[s2] == pytest.approx(-0.1)  # a go outside interval3/response: abort
+    assert not infos[s2]["new_trial"]  # the trial goes on (abort is False) ...
+    assert steps == length  # ... and times out without a response, reward 0
+    assert sum(rewards) == pytest.approx(-0.1)
+    assert infos[-1]["performance"] == 0
+
+
+# ------------------------------------------------------------------------------------- Reaching
+
+REACHING = (Reaching1D, Reaching1DWithSelfDistraction)
+
+
+def _circular(angle):
+    return abs((angle + np.pi) % (2 * np.pi) - np.pi)
+
+
+def _toward(target):
+    """A scripted agent that turns the pointer the short way to ``target``, then holds it."""
+
+    def policy(env):
+        error = (target - env.state + np.pi) % (2 * np.pi) - np.pi
+        if abs(error) <= 0.025:
+            return 0
+        return 1 if error > 0 else 2
+
+    return policy
+
+
+def _away(target):
+    toward = _toward(target)
+    return lambda env: {0: 1, 1: 2, 2: 1}[toward(env)]
+
+
+@pytest.mark.parametrize("task", REACHING)
+def test_reaching_rewards_the_float_target_angle(task):
+    # Upstream stored the target in an int64 ground-truth array: 2.9 rad was scored as 2, so a
+    # pointer held at pi earned max(1 - 1.14, -0.1) = -0.1 instead of 1 - 0.24 = 0.76.
+    env = seeded(task, seed=1)
+    trial = env.new_trial(ground_truth=2.9)
+    assert trial["ground_truth"] == 2.9
+    rewards, infos, steps = step_trial(env, lambda e: 0)
+    assert steps == 10
+    assert rewards == [0.0] * 5 + [pytest.approx(1 - (np.pi - 2.9))] * 5
+    assert infos[-1]["performance"] == pytest.approx((1 - (np.pi - 2.9) + 0.1) / 1.1)
+    assert all("gt" not in info for info in infos)  # no ground truth: the actions are steps
+    assert env.has_groundtruth is False
+
+
+@pytest.mark.parametrize("task", REACHING)
+def test_scripted_reacher_earns_the_documented_reward(task):
+    env = seeded(task, seed=2)
+    for _ in range(10):
+        target = float(env.trial["ground_truth"])
+        pointer, expected = np.pi, []
+        for step in range(10):
+            action = _toward(target)(env)
+            pointer = (pointer + {0: 0, 1: 0.05, 2: -0.05}[action]) % (2 * np.pi)
+            if step >= 5:
+                expected.append(max(1 - _circular(pointer - target), -0.1))
+            _, reward, *_, info = env.step(action)
+            assert env.state == pytest.approx(pointer if step < 9 else np.pi)
+        assert reward == pytest.approx(expected[-1])
+        assert info["performance"] == pytest.approx(np.mean([(r + 0.1) / 1.1 for r in expected]))
+        env.new_trial(ground_truth=target)  # the same target, and an agent moving away
+        away, _, _ = run_trial(env, _away(target))
+        floor = [-0.1] * 5
+        assert sum(away) < sum(expected) or expected == away[5:] == floor
+        assert min(away) >= -0.1
+
+
+@pytest.mark.parametrize("task", REACHING)
+def test_moving_toward_earns_more_than_moving_away(task):
+    env = seeded(task, seed=3)
+    env.new_trial(ground_truth=np.pi + 0.4)
+    toward, _, _ = run_trial(env, _toward(np.pi + 0.4))
+    env.new_trial(ground_truth=np.pi + 0.4)
+    away, _, _ = run_trial(env, _away(np.pi + 0.4))
+    env.new_trial(ground_truth=np.pi + 0.4)
+    still, _, _ = run_trial(env, lambda e: 0)
+    assert sum(toward) > sum(still) > sum(away)
+    # The pointer turns from the first step (in fixation): it is at pi + 0.4 from step 7 on.
+    assert toward[5:] == pytest.approx([1 - 0.1, 1 - 0.05, 1.0, 1.0, 1.0], abs=1e-9)
+
+
+def test_reaching_observations_show_target_and_pointer_without_touching_the_trial():
+    env = seeded(Reaching1D, seed=4)
+    stored = env.ob.copy()
+    target = float(env.trial["ground_truth"])
+    theta = np.arange(16) * 2 * np.pi / 16
+    np.testing.assert_allclose(stored[:, 16:], [np.cos(theta - np.pi)] * 10, atol=1e-6)
+    np.testing.assert_allclose(stored[5:, :16], [np.cos(theta - target)] * 5, atol=1e-6)
+    np.testing.assert_array_equal(stored[:5, :16], 0)
+    for step in range(9):
+        ob, *_ = env.step(1)
+        np.testing.assert_allclose(ob[16:], np.cos(theta - env.state), atol=1e-6)
+        np.testing.assert_array_equal(ob[:16], stored[step + 1, :16])
+    assert env.state == pytest.approx(np.pi + 0.45)
+    np.testing.assert_array_equal(env.ob, stored)  # upstream wrote the pointer into env.ob
+    ob, *_, info = env.step(1)
+    assert info["new_trial"]
+    np.testing.assert_array_equal(ob, env.ob[0])  # the next trial starts with the pointer at pi
+    again = seeded(Reaching1D, seed=4)
+    np.testing.assert_array_equal(again.ob, stored)  # a seeded trial reads the same
+
+
+def test_self_distraction_pointer_input_overshadows_the_target():
+    env = seeded(Reaching1DWithSelfDistraction, seed=5)
+    stored = env.ob.copy()
+    target = float(env.trial["ground_truth"])
+    theta = np.arange(32) * 2 * np.pi / 32
+    weak = 0.3 * np.cos(theta - target)
+    np.testing.assert_allclose(stored, [np.cos(theta - np.pi)] * 5 + [
+        weak + np.cos(theta - np.pi)] * 5, atol=1e-6)  # fmt: skip
+    for step in range(9):
+        ob, *_ = env.step(2)
+        shown = np.cos(theta - env.state) + (weak if step + 1 >= 5 else 0)
+        np.testing.assert_allclose(ob, shown, atol=1e-6)
+    np.testing.assert_array_equal(env.ob, stored)  # upstream added into env.ob in place
+
+
+@pytest.mark.parametrize("dim_ring", [16, 61, 122])
+def test_reaching_any_ring_size(dim_ring):
+    # Upstream's np.arange(0, 2 pi, 2 pi / n) gives n + 1 angles for n = 61 and 122, so its
+    # add_ob failed to broadcast the target into the n ring dims.
+    env = seeded(Reaching1D, seed=6, dim_ring=dim_ring)
+    np.testing.assert_allclose(env.theta, 2 * np.pi * np.arange(dim_ring) / dim_ring)
+    assert env.ob.shape == (10, 2 * dim_ring)
+    ob, *_ = env.step(1)
+    assert ob.shape == (2 * dim_ring,)

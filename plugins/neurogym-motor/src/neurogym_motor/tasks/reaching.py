@@ -79,9 +79,27 @@ class _Reaching(ngym.TrialEnv):
             self.performance += (reward - fail) / (correct - fail) / steps
         return self.ob_now, reward, False, False, {"new_trial": False}
 
-    def _shown_state(self, info: dict[str, Any]) -> float:
-        """The pointer the returned observation shows: pi once the next trial has started."""
-        return _START if info.get("new_trial") else self._state
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Starts a new episode with the pointer at pi (see :meth:`neurogym.TrialEnv.reset`)."""
+        self._state = _START
+        return super().reset(seed=seed, options=options)
+
+    def post_step(
+        self, ob: Any, reward: Any, terminated: bool, truncated: bool, info: dict[str, Any]
+    ) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        """Shows the pointer in the returned observation (a copy; the trial is not written).
+
+        Once a trial has ended, the pointer is back at pi for the next one.
+        """
+        if info.get("new_trial"):
+            self._state = _START
+        return self._show(np.array(ob, dtype=np.float32)), reward, terminated, truncated, info
+
+    def _show(self, ob: np.ndarray) -> np.ndarray:
+        """Writes the pointer's input into ``ob`` (a copy of the stored row), returns it."""
+        raise NotImplementedError
 
 
 class Reaching1D(_Reaching):
@@ -167,13 +185,10 @@ class Reaching1D(_Reaching):
         b.add_ob(np.cos(self.theta - _START), None, where="self")  # the pointer's start
         return {}
 
-    def post_step(
-        self, ob: Any, reward: Any, terminated: bool, truncated: bool, info: dict[str, Any]
-    ) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
-        """Shows the pointer on the ``self`` dims of the returned observation (a copy)."""
-        ob = np.array(ob, dtype=np.float32)
-        ob[self.dim_ring :] = np.cos(self.theta - self._shown_state(info))
-        return ob, reward, terminated, truncated, info
+    def _show(self, ob: np.ndarray) -> np.ndarray:
+        """The pointer on the ``self`` dims."""
+        ob[self.dim_ring :] = np.cos(self.theta - self._state)
+        return ob
 
 
 class Reaching1DWithSelfDistraction(_Reaching):
@@ -246,12 +261,8 @@ class Reaching1DWithSelfDistraction(_Reaching):
         b.add_ob(self._start_input, None, where="ring")  # the pointer at its start
         return {}
 
-    def post_step(
-        self, ob: Any, reward: Any, terminated: bool, truncated: bool, info: dict[str, Any]
-    ) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
-        """Moves the pointer's input in the returned observation (a copy) to the pointer."""
-        ob = np.array(ob, dtype=np.float32)
-        state = self._shown_state(info)
-        if state != _START:
-            ob += (np.cos(self.theta - state) - self._start_input).astype(np.float32)
-        return ob, reward, terminated, truncated, info
+    def _show(self, ob: np.ndarray) -> np.ndarray:
+        """The pointer's input moved from its start (in the stored row) to the pointer."""
+        if self._state != _START:
+            ob += (np.cos(self.theta - self._state) - self._start_input).astype(np.float32)
+        return ob
