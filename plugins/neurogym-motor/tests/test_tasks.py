@@ -122,8 +122,8 @@ def test_default_timing_dicts():
         (ReadySetGo, {"prod_margin": -0.1}, ValueError, r"prod_margin must be a finite number"),
         (MotorTiming, {"prod_margin": "0.2"}, TypeError, r"prod_margin must be a finite number"),
         (OneTwoThreeGo, {"timing": {"interval3": 500}}, ValueError,
-         r"timing\['interval3'\] cannot be set: interval2 and interval3 last as long as "
-         r"interval1"),
+         r"timing\['interval3'\] cannot be set \(got 500; only its placeholder 0\): "
+         r"interval2 and interval3 last as long as interval1"),
         (Reaching1D, {"dim_ring": 1}, ValueError, r"dim_ring must be an int >= 2, got 1"),
         (Reaching1D, {"rewards": {"fail": 1.0}}, ValueError,
          r"rewards\['correct'\] must be greater than rewards\['fail'\]"),

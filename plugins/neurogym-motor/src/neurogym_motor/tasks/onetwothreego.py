@@ -30,7 +30,7 @@ class OneTwoThreeGo(ngym.TrialEnv):
     ms in [500, 1500)) → ``s1`` (100 ms) → ``interval1`` (one of 600, 700, 800, 900, 1000 ms)
     → ``s2`` (100 ms) → ``interval2`` → ``s3`` (100 ms) → ``interval3`` → ``response``
     (1000 ms). ``interval2`` and ``interval3`` last as long as ``interval1`` (their timing
-    entries, 0, are placeholders as upstream; overriding them raises). Sampled durations are
+    entries, 0, are placeholders as upstream; setting another value raises). Sampled durations are
     floored to ``dt`` (80 ms by default: the pulses last 80 ms, the intervals 560, 640, 800,
     880 or 960 ms): 43 to 75 steps per trial.
 
@@ -68,8 +68,8 @@ class OneTwoThreeGo(ngym.TrialEnv):
     ## Version history
     v0: as upstream NeuroGym 2.3.1 (defaults, spaces, names, periods, rewards, trial-dict
     keys), except that a forced ``interval`` also sets the three interval periods (upstream
-    only scored against it) and overriding ``interval2``/``interval3`` raises (upstream
-    ignored it). The truncated exponentials are drawn from the env's generator (upstream's
+    only scored against it) and setting ``interval2``/``interval3`` raises (upstream
+    ignored them). The truncated exponentials are drawn from the env's generator (upstream's
     ``TruncExp`` kept its own random state). Trials are generated batch-natively.
     """
 
@@ -98,11 +98,12 @@ class OneTwoThreeGo(ngym.TrialEnv):
             "interval3": 0,
             "response": 1000,
         }
-        copies = sorted(set(timing or {}) & set(_COPIES))
+        copies = sorted(key for key in _COPIES if (timing or {}).get(key, 0) != 0)
         if copies:
             raise ValueError(
-                f"timing[{copies[0]!r}] cannot be set: interval2 and interval3 last as long as "
-                "interval1 in every trial; set timing['interval1'] instead"
+                f"timing[{copies[0]!r}] cannot be set (got {timing[copies[0]]!r}; only its "  # type: ignore[index]
+                "placeholder 0): interval2 and interval3 last as long as interval1 in every "
+                "trial; set timing['interval1'] instead"
             )
         if timing:
             self.timing.update(timing)
