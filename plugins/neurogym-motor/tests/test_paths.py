@@ -7,6 +7,8 @@ seeded single envs step for step.
 
 from __future__ import annotations
 
+import itertools
+
 import gymnasium
 import numpy as np
 import pytest
@@ -151,7 +153,7 @@ def test_dataset_streams_one_go_step_per_production_period(task_id):
     batch = ds.next_batch()
     starts = np.flatnonzero(batch.trial_start[:, 0])
     assert len(starts) >= 5
-    for first, last in zip(starts[:-1], starts[1:], strict=True):  # whole trials in column 0
+    for first, last in itertools.pairwise(starts):  # whole trials in column 0
         targets = batch.targets[first:last, 0]
         mask = batch.mask[first:last, 0]
         assert targets.sum() == 1  # exactly one go step ...

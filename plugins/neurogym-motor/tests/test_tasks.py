@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from neurogym import TruncExp
 from neurogym.testing import check_task
 from neurogym.testing.trials import (
     assert_lengths_follow,
@@ -103,12 +104,8 @@ def test_default_timing_dicts():
         "fixation": 500, "cue": ("uniform", (1000, 3000)), "set": 50,
     }  # fmt: skip
     timing = OneTwoThreeGo().timing
-    assert (timing["fixation"].vmean, timing["fixation"].vmin, timing["fixation"].vmax) == (
-        400, 100, 800
-    )
-    assert (timing["target"].vmean, timing["target"].vmin, timing["target"].vmax) == (
-        1000, 500, 1500
-    )
+    assert timing["fixation"] == TruncExp(400, 100, 800)
+    assert timing["target"] == TruncExp(1000, 500, 1500)
     assert timing["interval1"] == (600, 700, 800, 900, 1000)
     assert dict(Reaching1D().timing) == {"fixation": 500, "reach": 500}
     assert (MotorTiming().intervals, MotorTiming().production_ind) == ([800, 1500], [0, 1])
@@ -202,7 +199,7 @@ def test_go_nogo_contingencies_and_miss_in_every_trial():
 def test_go_nogo_early_go_costs_nothing_and_fixation_breaks_abort():
     env = seeded(GoNogo, seed=5)
     env.new_trial(ground_truth=1)
-    rewards, info, steps = run_trial(env, lambda e: 1 if e.t_ind < 10 else 0)
+    rewards, _, _ = run_trial(env, lambda e: 1 if e.t_ind < 10 else 0)
     assert rewards == [0.0] * 14 + [-0.5]  # going before the decision is not a response
     timed = seeded(GoNogo, seed=6, timing={"fixation": 200})
     _, reward, *_, info = timed.step(1)
@@ -277,7 +274,8 @@ def test_ready_set_go_graded_reward_by_hand():
         env.new_trial(measure=800)
         if performance is None:
             rewards, _, steps = run_trial(env, lambda e, s=step: int(e.t_ind == s))
-            assert rewards[step] == 0.0 and steps == 32  # timed out without a response
+            assert rewards[step] == 0.0
+            assert steps == 32  # timed out without a response
             continue
         assert np.flatnonzero(env.gt).tolist() == [22]
         got, info = _reward_at(env, step)
@@ -342,7 +340,9 @@ def test_ready_set_go_forced_measure_sets_the_period():
     assert trial["production"] == 1000.0
     batch = env.new_trials(3, gain=[1.0, 1.5, 2.0], measure=800)
     np.testing.assert_array_equal(batch.trial["production"], [800, 1200, 1600])
-    with pytest.raises(ValueError, match=r"production cannot be forced: it is derived from measure and gain"):
+    with pytest.raises(
+        ValueError, match=r"production cannot be forced: it is derived from measure and gain"
+    ):
         env.new_trial(production=900)
     with pytest.raises(ValueError, match=r"forced gain must be finite numbers > 0"):
         env.new_trial(gain=0)
@@ -361,7 +361,9 @@ def test_ready_set_go_forced_measure_sets_the_period():
         (20, 2, 25, (80, 150)),  # 50 ms floors to 40 ms: two steps, as any period
     ],
 )
-def test_motor_timing_set_cue_is_shown_and_lengths(dt, set_steps, fixation_steps, production_steps):
+def test_motor_timing_set_cue_is_shown_and_lengths(
+    dt, set_steps, fixation_steps, production_steps
+):
     env = seeded(MotorTiming, seed=1, dt=dt)
     for index in (0, 1):
         env.new_trial(production_ind=index)
@@ -372,9 +374,7 @@ def test_motor_timing_set_cue_is_shown_and_lengths(dt, set_steps, fixation_steps
         assert env.end_ind["production"] - env.start_ind["production"] == production_steps[index]
     lengths = env.new_trials(4000).lengths
     cue = _measure_pmf(dt, 1000, 3000)
-    pmf = convolve(
-        {fixation_steps + set_steps: 1.0}, cue, choice_steps(production_steps, 1)
-    )
+    pmf = convolve({fixation_steps + set_steps: 1.0}, cue, choice_steps(production_steps, 1))
     assert_lengths_follow(lengths, pmf)
     if dt == 80:
         assert (lengths.min(), lengths.max()) == (39, 81)  # upstream: 38-80
@@ -394,7 +394,9 @@ def test_motor_timing_observations_and_target():
         indicator = [0.0, 0.0]
         indicator[index] = 1.0
         np.testing.assert_array_equal(env.ob[:cue], [[1, 0, 0, 0]] * cue)
-        np.testing.assert_array_equal(env.ob[cue : prod - 1], [[1, *indicator, 0]] * (prod - 1 - cue))
+        np.testing.assert_array_equal(
+            env.ob[cue : prod - 1], [[1, *indicator, 0]] * (prod - 1 - cue)
+        )
         np.testing.assert_array_equal(env.ob[prod - 1], [1, *indicator, 1])  # the set step
         np.testing.assert_array_equal(env.ob[prod:], 0)
         go = prod + [10, 18][index]  # int(800 / 80), int(1500 / 80)
@@ -453,7 +455,9 @@ def test_one_two_three_go_structure():
         assert np.diff(pulses).tolist() == [interval / 80 + 1] * 2
         np.testing.assert_array_equal(env.ob[:, 0], 1)  # fixation input all trial long
         fixation = env.end_ind["fixation"]
-        np.testing.assert_array_equal(env.ob[:, 2], [0] * fixation + [1] * (len(env.ob) - fixation))
+        np.testing.assert_array_equal(
+            env.ob[:, 2], [0] * fixation + [1] * (len(env.ob) - fixation)
+        )
         response = env.start_ind["response"]
         np.testing.assert_array_equal(env.gt, [0] * response + [1] * 12)
 

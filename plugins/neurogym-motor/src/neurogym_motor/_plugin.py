@@ -69,8 +69,7 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         "readysetgo",
         tags=_TIMING_TAGS,
         paper_name=(
-            "Flexible Sensorimotor Computations through Rapid Reconfiguration of Cortical "
-            "Dynamics"
+            "Flexible Sensorimotor Computations through Rapid Reconfiguration of Cortical Dynamics"
         ),
         paper_link="https://www.sciencedirect.com/science/article/pii/S0896627318304185",
         description="Measure the interval between ready and set; produce it, scaled by a gain.",

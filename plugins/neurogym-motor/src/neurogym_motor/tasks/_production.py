@@ -62,8 +62,14 @@ def go_target(b: BatchBuilder, production: np.ndarray, period: str) -> None:
 
 
 def sampled_duration(b: BatchBuilder, name: str, period: str, dt: float) -> np.ndarray:
-    """A forced trial variable ``name`` (ms, used as given), or ``timing[period]`` sampled for
-    the batch and floored to ``dt`` (as upstream's ``sample_time``); recorded, ``(B,)``."""
+    """A duration in ms per trial, recorded as trial variable ``name``: ``(B,)``.
+
+    A forced value is used as given; otherwise ``timing[period]`` is sampled for the batch and
+    floored to ``dt`` (as upstream's ``sample_time`` did).
+
+    Raises:
+        ValueError: If a forced value is not finite or negative.
+    """
     forced = b.forced(name)
     if forced is not None:
         values = np.asarray(forced, dtype=float)
