@@ -76,16 +76,19 @@ def test_vector_env_shows_each_pointer(task_id):
 @pytest.mark.parametrize("task_id", REACHING)
 def test_step_wrappers_see_the_pointer(task_id):
     env = neurogym.make(task_id, wrappers=["PassAction", "PassReward"])
+    bare = neurogym.make(task_id)
     task = env.unwrapped
     ob, _ = env.reset(seed=2)
+    np.testing.assert_array_equal(ob[:32], bare.reset(seed=2)[0])
     stored = task.ob.copy()
     assert ob.shape == (34,)
     for _ in range(7):
         ob, reward, *_ = env.step(2)
-        bare = task._show(task.ob[task.t_ind].copy())
-        np.testing.assert_array_equal(ob[:32], bare)  # the pointer, as the bare task shows it
+        np.testing.assert_array_equal(ob[:32], bare.step(2)[0])  # as the bare task shows it
         assert (ob[32], ob[33]) == (2.0, np.float32(reward))
     assert task.state == pytest.approx(np.pi - 0.35)
+    moved = np.flatnonzero(ob[:32] != stored[7])
+    assert moved.size >= 16  # the pointer's dims differ from the stored trial's
     np.testing.assert_array_equal(task.ob, stored)
     noisy = neurogym.make(task_id, wrappers=[("Noise", {"std_noise": 0.5})])
     noisy.reset(seed=3)

@@ -604,6 +604,8 @@ def test_reaching_observations_show_target_and_pointer_without_touching_the_tria
     np.testing.assert_array_equal(ob, env.ob[0])  # the next trial starts with the pointer at pi
     again = seeded(Reaching1D, seed=4)
     np.testing.assert_array_equal(again.ob, stored)  # a seeded trial reads the same
+    assert seeded(Reaching1D, dt=50).ob.shape == (20, 32)
+    assert seeded(Reaching1D, timing={"fixation": 300}).ob.shape == (8, 32)
 
 
 def test_self_distraction_pointer_input_overshadows_the_target():
