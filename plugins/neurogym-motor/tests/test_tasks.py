@@ -172,10 +172,23 @@ def test_go_nogo_trial_structure():
     np.testing.assert_array_equal(batch.mask[:, :10], False)
 
 
+def test_go_nogo_withheld_nogo_trials_are_correct_in_every_trial():
+    # Upstream set the performance when it generated a trial, and its step then reset it to 0
+    # right after generating the next trial: only an episode's first trial kept it.
+    env = seeded(GoNogo, seed=8)
+    outcomes = []
+    for _ in range(12):
+        rewards, info, _ = run_trial(env, lambda e: 0)
+        go = int(info["trial"]["ground_truth"])
+        outcomes.append((go, info["performance"], rewards[-1]))
+    assert sum(go == 0 for go, _, _ in outcomes[1:]) >= 2
+    assert outcomes == [(go, 1 - go, -0.5 * go) for go, _, _ in outcomes]
+
+
 def test_go_nogo_contingencies_and_miss_in_every_trial():
     env = seeded(GoNogo, seed=3)
     outcomes = {}
-    for _ in range(3):  # upstream reported a withheld no-go trial correct only in trial 1
+    for _ in range(3):
         for go in (1, 0):
             for respond in (True, False):
                 env.new_trial(ground_truth=go)
@@ -332,8 +345,8 @@ def test_ready_set_go_production_scales_with_measure_and_gain(gain):
 
 
 def test_ready_set_go_forced_measure_sets_the_period():
-    # Upstream recorded a forced measure (and scaled the production to it) but kept the
-    # sampled measure period.
+    # Upstream recorded a forced measure but built the measure period and the production from
+    # the sampled one.
     env = seeded(ReadySetGo, seed=7)
     trial = env.new_trial(measure=1000.0)
     assert (env.start_t["measure"], env.end_t["measure"]) == (80, 1080)

@@ -74,8 +74,9 @@ class ReadySetGo(ngym.TrialEnv):
 
     ## Version history
     v0: as upstream NeuroGym 2.3.1 (defaults, spaces, names, periods and their overlap,
-    rewards, trial-dict keys), except that a forced ``measure`` also sets the measure period
-    (upstream only rescaled the production to it); ``gain`` and ``prod_margin`` are checked.
+    rewards, trial-dict keys), except that a forced ``measure`` sets the measure period and
+    the production (upstream only recorded it and built the trial from the sampled measure);
+    forcing ``production`` raises; ``gain`` and ``prod_margin`` are checked.
     Trials are generated batch-natively from the env's seeded generator.
     """
 
