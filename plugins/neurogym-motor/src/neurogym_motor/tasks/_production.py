@@ -51,14 +51,17 @@ def go_target(b: BatchBuilder, production: np.ndarray, period: str) -> None:
     """Ground truth of ``period``: 0 (wait), and 1 (go) at step ``int(production / dt)`` of it.
 
     Upstream wrote a ``2 * production`` array with a single 1 at that index; here each trial
-    of the batch gets its own go step. The whole period is the loss mask.
+    of the batch gets its own go step (none if the period is shorter). The whole period is
+    the loss mask.
     """
+    b.set_groundtruth(0, period)  # the loss mask: the whole period, target 0 (wait)
     start, end = b.period_steps(period)
-    length = np.broadcast_to(np.asarray(end) - np.asarray(start), (b.n,))
-    longest = max(int(length.max()), 1)
+    start = np.broadcast_to(np.asarray(start), (b.n,))
+    end = np.broadcast_to(np.asarray(end), (b.n,))
     go_step = np.floor(np.asarray(production, dtype=float) / b.env.dt + 1e-9).astype(np.intp)
-    value = (np.arange(longest)[None, :] == go_step[:, None]).astype(np.int64)
-    b.set_groundtruth(value, period, per_step=True)
+    go = start + np.broadcast_to(go_step, (b.n,))
+    rows = np.flatnonzero(go < end)
+    b.gt[rows, go[rows]] = 1  # inside the period, so inside the mask
 
 
 def sampled_duration(b: BatchBuilder, name: str, period: str, dt: float) -> np.ndarray:

@@ -61,7 +61,7 @@ class GoNogo(ngym.TrialEnv):
     seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
+    prefetch = 128  # no cross-trial state; large pools amortise the builder
 
     def __init__(
         self,
@@ -94,7 +94,7 @@ class GoNogo(ngym.TrialEnv):
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         b.add_ob(1, None, where="fixation")
         cue = (np.arange(2)[None, :] == np.asarray(go)[:, None]).astype(np.float32)
-        b.add_ob(cue, "stimulus", where=[1, 2])
+        b.add_ob(cue, "stimulus", where=slice(1, 3))
         b.set_ob(0, "decision")
         b.set_groundtruth(go, "decision")
         return {}

@@ -72,7 +72,7 @@ class MotorTiming(ngym.TrialEnv):
     generated batch-natively from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
+    prefetch = 128  # no cross-trial state; large pools amortise the ragged periods
 
     def __init__(
         self,
@@ -111,7 +111,7 @@ class MotorTiming(ngym.TrialEnv):
         b.add_period("production", duration=2 * production, after="set")
         b.add_ob(1, ["fixation", "cue", "set"], where=0)
         indicator = (np.arange(2)[None, :] == np.asarray(index)[:, None]).astype(np.float32)
-        b.add_ob(indicator, ["cue", "set"], where=[1, 2])
+        b.add_ob(indicator, ["cue", "set"], where=slice(1, 3))
         b.add_ob(1, "set", where=3)
         go_target(b, production, "production")
         return {}

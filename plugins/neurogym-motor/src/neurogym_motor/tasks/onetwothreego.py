@@ -73,7 +73,7 @@ class OneTwoThreeGo(ngym.TrialEnv):
     ``TruncExp`` kept its own random state). Trials are generated batch-natively.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
+    prefetch = 128  # no cross-trial state; large pools amortise the ragged periods
 
     def __init__(
         self,

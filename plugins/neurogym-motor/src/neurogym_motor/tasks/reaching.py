@@ -27,7 +27,7 @@ def circular_distance(angle: Any) -> Any:
 class _Reaching(ngym.TrialEnv):
     """What both reaching tasks share: timing, rewards, the pointer and its reward."""
 
-    prefetch = 32  # trial generation keeps no cross-trial state
+    prefetch = 128  # no cross-trial state; large pools amortise the builder
     has_groundtruth = False  # the target is an angle; the actions are pointer steps
 
     def __init__(

@@ -80,7 +80,7 @@ class ReadySetGo(ngym.TrialEnv):
     Trials are generated batch-natively from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
+    prefetch = 128  # no cross-trial state; large pools amortise the ragged periods
 
     def __init__(
         self,
