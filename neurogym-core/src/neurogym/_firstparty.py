@@ -103,6 +103,7 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
         "workingmemory",
         (
             "AngleReproduction",
+            "CVLearning",
             "DelayComparison",
             "DelayMatchCategory",
             "DelayMatchSample",
@@ -113,7 +114,6 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
             "MemoryRecall",
             "ReachingDelayResponse",
         ),
-        ("CVLearning",),
     ),
     FamilyRow(
         "neurogym-valuebased",

@@ -9,6 +9,7 @@ import neurogym
 from neurogym.testing import check_task
 from neurogym.testing.trials import correct, other_of_two, period_mean, respond, run_trial, seeded
 from neurogym_workingmemory.tasks.anglereproduction import AngleReproduction, circular_distance
+from neurogym_workingmemory.tasks.cvlearning import CVLearning
 from neurogym_workingmemory.tasks.delaycomparison import DelayComparison
 from neurogym_workingmemory.tasks.delaymatchcategory import DelayMatchCategory
 from neurogym_workingmemory.tasks.delaymatchsample import (
@@ -23,6 +24,7 @@ from neurogym_workingmemory.tasks.reachingdelayresponse import ReachingDelayResp
 
 TASKS = (
     AngleReproduction,
+    CVLearning,
     DelayComparison,
     DelayMatchCategory,
     DelayMatchSample,

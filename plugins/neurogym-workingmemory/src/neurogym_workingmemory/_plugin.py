@@ -29,6 +29,19 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         description="Remember two angles; steer a pointer to each in turn (from contrib).",
     ),
     _spec(
+        "CVLearning",
+        "cvlearning",
+        tags=("perceptual", "delayed response", "two-alternative", "curriculum", "supervised"),
+        paper_name=(
+            "Discrete attractor dynamics underlies persistent activity in the frontal cortex"
+        ),
+        paper_link="https://www.nature.com/articles/s41586-019-0919-7",
+        description=(
+            "Delayed two-alternative response taught by a curriculum that follows the agent "
+            "(from contrib)."
+        ),
+    ),
+    _spec(
         "DelayComparison",
         "delaycomparison",
         tags=("perceptual", "working memory", "two-alternative", "supervised"),
