@@ -92,7 +92,7 @@ def test_defaults_and_spaces(task, dt, rewards, obs, obs_names, n_actions, actio
     assert (env.observation_space.name or None) == obs_names
     assert env.action_space.n == n_actions
     assert (env.action_space.name or None) == action_names
-    assert env.abort is False or task in (Reaching1D, Reaching1DWithSelfDistraction)
+    assert env.abort is False
 
 
 def test_default_timing_dicts():
@@ -440,6 +440,27 @@ def test_motor_timing_graded_reward_by_hand(index, offset, reward, performance):
     assert (got, info["performance"]) == (pytest.approx(reward, abs=1e-12), performance)
 
 
+def test_motor_timing_agent_reading_the_cue_produces_the_named_interval():
+    # Reads only observations: the indicator dim names the interval; time it from the end of
+    # the set cue (dim 3), to the nearest step.
+    env = seeded(MotorTiming, seed=7)
+    rewards = {800: set(), 1500: set()}
+    for _ in range(30):
+        ob, named, set_end = env.ob[0], None, None
+        while True:
+            if ob[1] or ob[2]:
+                named = 800 if ob[1] else 1500
+            if named and set_end is None and ob[3] == 0 and ob[0] == 0:
+                set_end = env.t_ind  # the first production step: the set cue has ended
+            go = set_end is not None and env.t_ind == set_end + round(named / env.dt)
+            ob, reward, *_, info = env.step(int(go))
+            if info["new_trial"]:
+                assert info["trial"]["production"] == named
+                rewards[named].add(round(reward, 4))
+                break
+    assert rewards == {800: {1.0}, 1500: {round(_graded(20, 325), 4)}}  # 1520 ms: 19 steps
+
+
 def test_motor_timing_forced_variables_are_checked():
     env = seeded(MotorTiming, seed=5)
     with pytest.raises(ValueError, match=r"production_ind must hold ints in \[0, 1\], got \[2\]"):
@@ -504,6 +525,26 @@ def test_one_two_three_go_graded_reward_by_hand(offset, reward, performance):
     assert env.start_ind["response"] - env.end_ind["s3"] == 10
     got, info = _reward_at(env, env.start_ind["response"] + offset)
     assert (got, info["performance"]) == (pytest.approx(reward, abs=1e-12), performance)
+
+
+def test_one_two_three_go_agent_reproducing_the_pulse_interval_earns_full_reward():
+    # Reads only observations: the steps from the first to the second pulse give the interval
+    # (plus one pulse step); it goes that interval after the third pulse ends.
+    env = seeded(OneTwoThreeGo, seed=5)
+    seen = set()
+    for _ in range(30):
+        ob, pulses, go_at = env.ob[0], [], None
+        while True:
+            if ob[1] and (not pulses or pulses[-1] != env.t_ind - 1):
+                pulses.append(env.t_ind)
+            if len(pulses) == 3 and go_at is None:
+                go_at = pulses[2] + (pulses[1] - pulses[0])  # end of s3 + interval
+            ob, reward, *_, info = env.step(int(env.t_ind == go_at))
+            if info["new_trial"]:
+                seen.add(float(info["trial"]["interval"]))
+                assert (reward, info["performance"]) == (1.0, 1)
+                break
+    assert len(seen) == 5  # every interval of the timing spec came up
 
 
 def test_one_two_three_go_early_go_aborts_and_forced_interval_sets_periods():
