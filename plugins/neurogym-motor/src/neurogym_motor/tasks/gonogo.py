@@ -106,11 +106,12 @@ class GoNogo(ngym.TrialEnv):
             self.performance = 1 - go
         self.r_tmax = self.rewards["miss"] * go  # paid if the trial times out
         reward, new_trial = 0.0, False
+        if action == 0:  # withholding is scored at the trial's end (performance, r_tmax)
+            return self.ob_now, reward, False, False, {"new_trial": new_trial}
         if self.in_period("fixation"):
-            if action != 0:
-                new_trial = self.abort
-                reward = self.rewards["abort"]
-        elif self.in_period("decision") and action != 0:
+            new_trial = self.abort
+            reward = self.rewards["abort"]
+        elif self.in_period("decision"):
             new_trial = True
             if go:
                 reward = self.rewards["correct"]

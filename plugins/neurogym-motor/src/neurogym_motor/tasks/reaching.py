@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,8 @@ STEP = 0.05
 
 _START = np.pi
 """The pointer's angle at the start of every trial."""
+
+_TWO_PI = 2 * math.pi
 
 
 def circular_distance(angle: Any) -> Any:
@@ -69,11 +72,13 @@ class _Reaching(ngym.TrialEnv):
         if self.t_ind == 0:  # a new trial: the pointer restarts
             self._state = _START
         turn = STEP if action == 1 else -STEP if action == 2 else 0.0
-        self._state = float(np.mod(self._state + turn, 2 * np.pi))
+        # Python floats: the same floor modulo as np.mod, without numpy's scalar overhead.
+        self._state = (self._state + turn) % _TWO_PI
         reward = 0.0
         if self.in_period("reach"):
             correct, fail = self.rewards["correct"], self.rewards["fail"]
-            error = float(circular_distance(self._state - float(self.trial["ground_truth"])))
+            offset = self._state - float(self.trial["ground_truth"])
+            error = abs((offset + math.pi) % _TWO_PI - math.pi)  # circular_distance(offset)
             reward = max(correct - error, fail)
             steps = self.end_ind["reach"] - self.start_ind["reach"]
             self.performance += (reward - fail) / (correct - fail) / steps
@@ -95,10 +100,11 @@ class _Reaching(ngym.TrialEnv):
         """
         if info.get("new_trial"):
             self._state = _START
-        return self._show(np.array(ob, dtype=np.float32)), reward, terminated, truncated, info
+        # ``step`` hands over a copy of the stored row (never a view), so it is written in place.
+        return self._show(np.asarray(ob, dtype=np.float32)), reward, terminated, truncated, info
 
     def _show(self, ob: np.ndarray) -> np.ndarray:
-        """Writes the pointer's input into ``ob`` (a copy of the stored row), returns it."""
+        """Writes the pointer's input into ``ob`` (a copy of the stored row) and returns it."""
         raise NotImplementedError
 
 

@@ -138,10 +138,12 @@ class ReadySetGo(ngym.TrialEnv):
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         assert self.trial is not None
         reward, new_trial = 0.0, False
-        if self.in_period("fixation") and action != 0:
+        if action == 0:  # waiting is never scored (action 1 is the only other one)
+            return self.ob_now, reward, False, False, {"new_trial": new_trial}
+        if self.in_period("fixation"):
             new_trial = self.abort
             reward = self.rewards["abort"]
-        if self.in_period("production") and action == 1:
+        if self.in_period("production"):
             new_trial = True
             produced = self.t - self.end_t["measure"]
             reward, within = production_reward(
