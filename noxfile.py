@@ -147,6 +147,47 @@ def demo(session: nox.Session) -> None:
     session.run("python", "-m", "neurogym.demo", *session.posargs)
 
 
+def install_trainer(session: nox.Session) -> None:
+    """Core with the torch and plot extras (torch pinned to its CPU wheel) and every plugin."""
+    session.install(*nox.project.dependency_groups(PYPROJECT, "train"), "matplotlib>=3.8")
+    install_editable(session, *packages())
+
+
+@nox.session(default=False)
+def train(session: nox.Session) -> None:
+    """The main job: train a GRU on one showcase task of each installed family (~3 minutes).
+
+    Prints a table (task, closed-loop accuracy, chance) and writes models, metrics and figures
+    under runs/showcase/ (``-- --out DIR`` elsewhere, ``-- --scale 0.1`` for a quick run).
+    """
+    install_trainer(session)
+    session.run("python", "-m", "neurogym.train.showcase", *session.posargs)
+
+
+@nox.session(default=False)
+def mainjob(session: nox.Session) -> None:
+    """The main job with its full budget, asserting PerceptualDecisionMaking >= 0.85.
+
+    Slow (about 3 minutes), so not part of the test command.
+    """
+    install_trainer(session)
+    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    session.run("pytest", "tests/test_train.py", "--run-main-job", "-k", "main_job")
+
+
+@nox.session(default=False)
+def learn(session: nox.Session) -> None:
+    """The learnability table: train every task of every installed plugin with one recipe.
+
+    Writes docs/learnability.md (``-- --seconds S`` sets the budget per task, default 60).
+    """
+    install_trainer(session)
+    session.run(
+        "python", "-m", "neurogym.train.learnability", "--out", "docs/learnability.md",
+        *session.posargs,
+    )  # fmt: skip
+
+
 # Upstream NeuroGym as the benchmark's baseline. Its `import neurogym` needs torch, which it
 # does not declare; torch is pinned to the CPU wheel (an unpinned torch pulls CUDA wheels).
 UPSTREAM_BASELINE = ("neurogym==2.3.1", "torch==2.13.0")

@@ -2,7 +2,8 @@
 
 Usage::
 
-    python3 run.py demo          # the main job: list the tasks, run PerceptualDecisionMaking
+    python3 run.py train         # the main job: train a network on a showcase task per family
+    python3 run.py demo          # list the tasks, run PerceptualDecisionMaking with a policy
     python3 run.py test          # every check: tests, integration, lint, typecheck
     python3 run.py nox ARGS...   # any other nox command line, e.g. `nox -l` or `nox -s lint`
 
@@ -29,6 +30,7 @@ MIN_PYTHON = (3, 11)
 # What each command runs. The test command selects by tag, so sessions that later issues
 # tag "test" (template, ...) join it without an edit here.
 COMMANDS: dict[str, list[str]] = {
+    "train": ["-s", "train"],
     "demo": ["-s", "demo"],
     "test": ["-t", "test"],
     "nox": [],

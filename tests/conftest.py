@@ -11,3 +11,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="rewrite tests/pinned/trials.json from the current code (test_pinned_trials.py)",
     )
+    parser.addoption(
+        "--run-main-job",
+        action="store_true",
+        help="run the main job with its full budget (test_train.py; the mainjob nox session)",
+    )

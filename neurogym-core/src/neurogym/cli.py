@@ -350,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of the ``neurogym`` command."""
     parser = argparse.ArgumentParser(
         prog="neurogym",
-        description="List, describe, check and create neurogym tasks.",
+        description="List, describe, check, plot, train and create neurogym tasks.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -396,7 +396,48 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", "-o", type=Path, default=None, metavar="FILE", help="image file (<task>.png)"
     )
     plot.set_defaults(run=cmd_plot)
+
+    fit = sub.add_parser(
+        "train",
+        help="train a recurrent network on a task and evaluate it (needs neurogym-core[torch])",
+        description="Train a GRU/LSTM/RNN on a task's ground truth (neurogym.train), evaluate "
+        "it closed loop against chance, and write the model, metrics.json and figures.",
+    )
+    fit.add_argument("task_id", metavar="TASK", help="a task id, e.g. PerceptualDecisionMaking")
+    budget = fit.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=_positive_float, help="wall-clock budget in minutes")
+    budget.add_argument("--steps", type=_positive_int, help="training steps (default 1000)")
+    fit.add_argument(
+        "--out", "-o", type=Path, default=None, metavar="DIR", help="output folder (runs/<task>)"
+    )
+    fit.add_argument("--seed", type=int, default=0, help="seed of weights and trials (0)")
+    fit.add_argument("--model", choices=("gru", "lstm", "rnn"), default="gru", help="(gru)")
+    fit.add_argument("--hidden", type=_positive_int, default=64, help="hidden units (64)")
+    fit.add_argument("--lr", type=_positive_float, default=3e-3, help="learning rate (0.003)")
+    fit.add_argument("--batch-size", type=_positive_int, default=32, help="trials per step (32)")
+    fit.add_argument(
+        "--eval-trials", type=_positive_int, default=500, help="closed-loop trials (500)"
+    )
+    fit.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=1,
+        help="torch CPU threads (1: fastest for small nets)",
+    )
+    fit.add_argument("--no-figures", action="store_true", help="skip the figures")
+    fit.set_defaults(run=cmd_train)
     return parser
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train, evaluate and report (the work is in ``neurogym.train._cli``)."""
+    spec = _resolve(args.task_id)
+    try:
+        command = importlib.import_module("neurogym.train._cli")
+    except ImportError as exc:
+        raise CommandError(str(exc)) from None
+    status: int = command.run(spec, args)
+    return status
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
@@ -433,6 +474,16 @@ def _positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
     return value
 
 

@@ -1,0 +1,45 @@
+"""Supervised training of recurrent networks on neurogym tasks (extra ``neurogym-core[torch]``).
+
+``import neurogym`` never imports this package or torch; ``import neurogym.train`` does.
+
+* :func:`train`: fits a GRU, LSTM or vanilla RNN to a task's ground truth on whole batches
+  (``neurogym.batch``) with the loss mask: cross-entropy for Discrete actions, mean squared
+  error for Box actions. Seeded and repeatable on CPU for a step budget.
+* :func:`evaluate`: closed loop: the network steps the env and is scored by the env's own
+  ``info["performance"]``, overall and per condition, against random and fixation-only
+  baselines measured the same way.
+* :func:`train_and_report`: both, plus the saved model, ``metrics.json`` and figures
+  (``neurogym train TASK`` on the command line).
+* :class:`TrainedModel`: ``act``, ``policy()`` (for ``neurogym.plot``), ``save``, ``load``.
+
+See docs/training.md.
+"""
+
+from __future__ import annotations
+
+try:
+    import torch  # noqa: F401  (checked here so the error says how to install it)
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "neurogym.train needs PyTorch, which comes with the torch extra: pip install "
+        '"neurogym-core[torch]" (on a CPU-only machine pin the CPU build, e.g. '
+        "pip install torch==2.13.0)"
+    ) from exc
+
+from neurogym.train._evaluate import Evaluation, evaluate
+from neurogym.train._network import RecurrentNetwork
+from neurogym.train._report import RunResult, plot_loss, train_and_report, write_figures
+from neurogym.train._trainer import TrainConfig, TrainedModel, train
+
+__all__ = [
+    "Evaluation",
+    "RecurrentNetwork",
+    "RunResult",
+    "TrainConfig",
+    "TrainedModel",
+    "evaluate",
+    "plot_loss",
+    "train",
+    "train_and_report",
+    "write_figures",
+]

@@ -1,0 +1,84 @@
+"""``neurogym train TASK``: the command's work, imported only when it runs (it needs torch)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from neurogym.cli import CommandError
+from neurogym.train._evaluate import Evaluation
+from neurogym.train._report import train_and_report
+from neurogym.train._trainer import TrainConfig
+
+__all__ = ["format_table", "run"]
+
+
+def _config(args: argparse.Namespace) -> TrainConfig:
+    return TrainConfig(
+        model=args.model,
+        hidden_size=args.hidden,
+        lr=args.lr,
+        batch_size=args.batch_size,
+        steps=args.steps,
+        seconds=None if args.minutes is None else 60.0 * args.minutes,
+        seed=args.seed,
+    )
+
+
+def format_table(rows: list[tuple[str, Evaluation, int, float]]) -> str:
+    """A plain-text table: task, closed-loop accuracy, chance baselines, steps, seconds."""
+    header = ("task", "accuracy", "chance (random)", "chance (fixation)", "steps", "seconds")
+    lines = [
+        (
+            task,
+            f"{ev.performance:.3f}",
+            f"{ev.chance.get('random', float('nan')):.3f}",
+            f"{ev.chance.get('fixation', float('nan')):.3f}",
+            str(steps),
+            f"{seconds:.0f}",
+        )
+        for task, ev, steps, seconds in rows
+    ]
+    widths = [
+        max(len(str(cell)) for cell in column) for column in zip(header, *lines, strict=True)
+    ]
+    out = [
+        "  ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True))
+        for line in (header, *lines)
+    ]
+    return "\n".join(line.rstrip() for line in out)
+
+
+def run(spec: Any, args: argparse.Namespace) -> int:
+    """Trains ``spec``'s task as ``args`` say, prints the result and where it was written."""
+    try:
+        config = _config(args)
+    except (TypeError, ValueError) as exc:
+        raise CommandError(str(exc)) from None
+    out = args.out or Path("runs") / spec.name
+    torch.set_num_threads(args.threads)
+    try:
+        result = train_and_report(
+            spec.id,
+            out,
+            config,
+            eval_trials=args.eval_trials,
+            figures=not args.no_figures,
+            progress=sys.stderr.isatty(),
+        )
+    except ImportError as exc:  # figures need matplotlib
+        raise CommandError(f"{exc} (or pass --no-figures)") from None
+    except ValueError as exc:  # no ground truth, unsupported spaces
+        raise CommandError(str(exc)) from None
+    history = result.model.history
+    print(
+        format_table(
+            [(spec.name, result.evaluation, len(history["step"]), history["seconds"][-1])]
+        )
+    )
+    print(f"wrote the model, metrics.json and {len(result.figures)} figure(s) to {out}")
+    return 0

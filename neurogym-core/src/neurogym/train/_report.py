@@ -1,0 +1,138 @@
+"""Train, evaluate and write everything a run produces: model, metrics and figures."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from neurogym.train._evaluate import Evaluation, evaluate
+from neurogym.train._trainer import TrainConfig, TrainedModel, train
+
+__all__ = ["RunResult", "plot_loss", "train_and_report", "write_figures"]
+
+
+@dataclasses.dataclass(frozen=True)
+class RunResult:
+    """What :func:`train_and_report` produced.
+
+    Attributes:
+        model: The trained model (also saved in ``folder``).
+        evaluation: Its closed-loop evaluation.
+        folder: Where ``model.pt``, ``config.json``, ``metrics.json`` and the figures are.
+        figures: The figure files written.
+    """
+
+    model: TrainedModel
+    evaluation: Evaluation
+    folder: Path
+    figures: list[Path]
+
+
+def plot_loss(model: TrainedModel, window: int = 25) -> Any:
+    """The training loss (and step accuracy for Discrete actions) against training steps."""
+    from matplotlib.figure import Figure
+
+    from neurogym.plot import moving_average
+
+    history = model.history
+    steps = np.asarray(history["step"])
+    fig = Figure(figsize=(8.0, 4.0), layout="constrained")
+    loss_ax, acc_ax = fig.subplots(1, 2)
+    loss_ax.plot(steps, history["loss"], color="0.75", lw=0.8, label="per step")
+    loss_ax.plot(steps, moving_average(history["loss"], window), color="C0", label="moving mean")
+    loss_ax.set(xlabel="training step", ylabel="masked loss", yscale="log", title="loss")
+    loss_ax.legend(frameon=False)
+    accuracy = np.asarray(history["accuracy"], dtype=float)
+    if np.isfinite(accuracy).any():
+        acc_ax.plot(steps, accuracy, color="0.75", lw=0.8)
+        acc_ax.plot(steps, moving_average(accuracy, window), color="C1")
+        acc_ax.set(ylim=(0, 1.02), ylabel="fraction of masked steps correct")
+    else:
+        acc_ax.text(0.5, 0.5, "continuous actions:\nno step accuracy", ha="center", va="center")
+    acc_ax.set(xlabel="training step", title="accuracy on training batches")
+    name = model.task.removeprefix("neurogym/").removesuffix("-v0")
+    fig.suptitle(f"{name}: {model.config.model.upper()} training")
+    return fig
+
+
+def write_figures(model: TrainedModel, folder: Path, seed: int = 0) -> list[Path]:
+    """Writes the run's figures as PNG files into ``folder``; returns their paths.
+
+    ``loss.png`` (the loss curve), ``trial.png`` (three trials of the network stepping the
+    env) and, for two-choice tasks with a signed strength, ``psychometric.png``.
+    """
+    from neurogym.plot import (
+        collect_choices,
+        plot_env,
+        plot_psychometric,
+    )
+
+    folder.mkdir(parents=True, exist_ok=True)
+    name = model.task.removeprefix("neurogym/").removesuffix("-v0")
+    written = []
+    figures = {
+        "loss.png": plot_loss(model),
+        "trial.png": plot_env(
+            model.make_env(),
+            num_trials=3,
+            policy=model.policy(),
+            seed=seed,
+            title=f"{name}: the trained network's actions (closed loop) against the ground truth",
+        ),
+    }
+    try:
+        strengths, choices = collect_choices(
+            model.make_env(), model.policy(), num_trials=300, seed=seed
+        )
+        fig, _ = plot_psychometric(
+            strengths, choices, title=f"{name}: the trained network's choices"
+        )
+        figures["psychometric.png"] = fig
+    except (ValueError, KeyError, TypeError):
+        pass  # not a two-choice task with a signed strength
+    for file, fig in figures.items():
+        path = folder / file
+        fig.savefig(path, dpi=110)
+        written.append(path)
+    return written
+
+
+def train_and_report(
+    task: str,
+    folder: str | Path,
+    config: TrainConfig | None = None,
+    *,
+    env_kwargs: dict[str, Any] | None = None,
+    eval_trials: int = 500,
+    figures: bool = True,
+    progress: bool = True,
+    **overrides: Any,
+) -> RunResult:
+    """Trains on ``task``, evaluates closed loop and writes the run into ``folder``.
+
+    Files: ``model.pt`` and ``config.json`` (reload with ``TrainedModel.load(folder)``),
+    ``metrics.json`` (config, steps and seconds used, final loss, closed-loop performance,
+    per-condition performance and chance baselines) and, with ``figures``, ``loss.png``,
+    ``trial.png`` and, where the task has a signed strength, ``psychometric.png``.
+    """
+    out = Path(folder)
+    model = train(task, config, env_kwargs=env_kwargs, progress=progress, **overrides)
+    evaluation = evaluate(model, eval_trials, seed=model.config.seed + 1)
+    model.save(out)
+    history = model.history
+    metrics = {
+        "task": model.task,
+        "env_kwargs": model.env_kwargs,
+        "config": dataclasses.asdict(model.config),
+        "steps": len(history["step"]),
+        "seconds": history["seconds"][-1] if history["seconds"] else 0.0,
+        "final_loss": float(np.mean(history["loss"][-25:])) if history["loss"] else None,
+        "evaluation": evaluation.to_dict(),
+    }
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
+    written = write_figures(model, out, seed=model.config.seed) if figures else []
+    return RunResult(model, evaluation, out, written)

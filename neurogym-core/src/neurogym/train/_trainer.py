@@ -1,0 +1,291 @@
+"""Supervised training of a recurrent network on whole batches of trials."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
+
+import neurogym
+from neurogym import validate
+from neurogym.train._network import CELLS, RecurrentNetwork
+
+__all__ = ["TrainConfig", "TrainedModel", "train"]
+
+_DEFAULT_STEPS = 1000
+_CONFIG_FILE = "config.json"
+_WEIGHTS_FILE = "model.pt"
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """How to train: the network, the optimiser and the budget.
+
+    Attributes:
+        model: The recurrent core: ``"gru"``, ``"lstm"`` or ``"rnn"``.
+        hidden_size: Recurrent units.
+        lr: Adam learning rate.
+        batch_size: Trials per training step (one ``neurogym.batch`` each).
+        steps: Budget in training steps; with ``seconds`` too, whichever ends first.
+        seconds: Budget in wall-clock seconds (not reproducible across machines: the number of
+            steps it allowed is recorded, and ``steps=`` that number reproduces the run).
+        seed: Seeds the network's initial weights and the task's trials.
+        grad_clip: Gradient norm clip (None: no clipping).
+    """
+
+    model: str = "gru"
+    hidden_size: int = 64
+    lr: float = 3e-3
+    batch_size: int = 32
+    steps: int | None = None
+    seconds: float | None = None
+    seed: int = 0
+    grad_clip: float | None = 1.0
+
+    def __post_init__(self) -> None:
+        validate.choice(self.model, "model", tuple(CELLS))
+        validate.positive_int(self.hidden_size, "hidden_size")
+        validate.number(self.lr, "lr", minimum=0, exclusive_minimum=True)
+        validate.positive_int(self.batch_size, "batch_size")
+        if self.steps is not None:
+            validate.positive_int(self.steps, "steps")
+        if self.seconds is not None:
+            validate.number(self.seconds, "seconds", minimum=0, exclusive_minimum=True)
+        validate.integer(self.seed, "seed", minimum=0)
+        if self.grad_clip is not None:
+            validate.number(self.grad_clip, "grad_clip", minimum=0, exclusive_minimum=True)
+
+    @property
+    def max_steps(self) -> int | None:
+        """The step budget: ``steps``, or 1000 when neither budget is given."""
+        if self.steps is None and self.seconds is None:
+            return _DEFAULT_STEPS
+        return self.steps
+
+
+@dataclasses.dataclass
+class TrainedModel:
+    """A trained network with what is needed to run, evaluate, save and reload it.
+
+    Attributes:
+        network: The torch module (``inputs (B, T, n_in) -> outputs (B, T, n_out)``).
+        task: The task id it was trained on.
+        env_kwargs: The task's keyword arguments.
+        config: The :class:`TrainConfig`.
+        continuous: Whether the task's actions are a Box (outputs are actions, not logits).
+        history: Per logged step: ``step``, ``loss``, ``accuracy`` (NaN for Box actions) and
+            ``seconds`` since the start.
+    """
+
+    network: RecurrentNetwork
+    task: str
+    env_kwargs: dict[str, Any]
+    config: TrainConfig
+    continuous: bool
+    history: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+
+    def make_env(self) -> gym.Env[Any, Any]:
+        """A new env of the task the model was trained on."""
+        return neurogym.make(self.task, **self.env_kwargs)
+
+    def act(self, obs: np.ndarray, state: Any = None) -> tuple[np.ndarray, Any]:
+        """Actions for a batch of single-step observations ``(N, n_in)``; returns the new state."""
+        with torch.inference_mode():
+            x = torch.as_tensor(np.asarray(obs, dtype=np.float32)).unsqueeze(1)
+            out, state = self.network(x, state)
+            out = out[:, 0]
+            actions = out.numpy() if self.continuous else out.argmax(-1).numpy()
+        return actions, state
+
+    def policy(self) -> Any:
+        """``policy(ob, state) -> (action, state)`` for one env, as ``neurogym.plot`` takes."""
+
+        def step(ob: Any, state: Any) -> tuple[Any, Any]:
+            actions, state = self.act(np.asarray(ob)[None], state)
+            action = actions[0] if self.continuous else int(actions[0])
+            return action, state
+
+        return step
+
+    def save(self, folder: str | Path) -> Path:
+        """Writes ``config.json`` and ``model.pt`` (weights only) into ``folder``.
+
+        Raises:
+            TypeError: If ``env_kwargs`` hold values JSON cannot store.
+        """
+        path = Path(folder)
+        path.mkdir(parents=True, exist_ok=True)
+        record = {
+            "task": self.task,
+            "env_kwargs": self.env_kwargs,
+            "config": dataclasses.asdict(self.config),
+            "continuous": self.continuous,
+            "n_in": self.network.recurrent.input_size,
+            "n_out": self.network.readout.out_features,
+            "history": self.history,
+        }
+        try:
+            text = json.dumps(record, indent=2)
+        except TypeError as exc:
+            raise TypeError(f"cannot save env_kwargs {self.env_kwargs!r} as JSON: {exc}") from exc
+        (path / _CONFIG_FILE).write_text(text + "\n", encoding="utf-8")
+        torch.save(self.network.state_dict(), path / _WEIGHTS_FILE)
+        return path
+
+    @classmethod
+    def load(cls, folder: str | Path) -> TrainedModel:
+        """Reads a model written by :meth:`save` (weights are loaded with ``weights_only``).
+
+        Raises:
+            FileNotFoundError: If ``folder`` lacks ``config.json`` or ``model.pt``.
+        """
+        path = Path(folder)
+        for name in (_CONFIG_FILE, _WEIGHTS_FILE):
+            if not (path / name).is_file():
+                raise FileNotFoundError(f"no {name} in {str(path)!r}: not a saved model folder")
+        record = json.loads((path / _CONFIG_FILE).read_text(encoding="utf-8"))
+        config = TrainConfig(**record["config"])
+        network = RecurrentNetwork(
+            record["n_in"], record["n_out"], config.hidden_size, config.model
+        )
+        state = torch.load(path / _WEIGHTS_FILE, weights_only=True)
+        network.load_state_dict(state)
+        network.eval()
+        return cls(
+            network,
+            record["task"],
+            record["env_kwargs"],
+            config,
+            record["continuous"],
+            record.get("history", {}),
+        )
+
+
+def _sizes(env: gym.Env[Any, Any]) -> tuple[int, int, bool]:
+    """(inputs, outputs, continuous) for a task's spaces."""
+    obs = env.observation_space
+    act = env.action_space
+    if not isinstance(obs, gym.spaces.Box) or len(obs.shape) != 1:
+        raise ValueError(
+            f"the trainer needs a flat Box observation space, got {obs}; flatten it with a "
+            "wrapper first"
+        )
+    if isinstance(act, gym.spaces.Discrete):
+        return int(obs.shape[0]), int(act.n), False
+    if isinstance(act, gym.spaces.Box) and len(act.shape) == 1:
+        return int(obs.shape[0]), int(act.shape[0]), True
+    raise ValueError(f"the trainer needs a Discrete or flat Box action space, got {act}")
+
+
+def _loss(
+    out: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor, continuous: bool
+) -> tuple[torch.Tensor, float]:
+    """Masked cross-entropy (Discrete) or mean squared error (Box); and the step accuracy."""
+    if continuous:
+        err = ((out - targets.float()) ** 2).mean(-1)
+        return err[mask].mean(), math.nan
+    logits = out[mask]
+    labels = targets[mask].long()
+    loss = nn.functional.cross_entropy(logits, labels)
+    accuracy = float((logits.argmax(-1) == labels).float().mean())
+    return loss, accuracy
+
+
+def train(
+    task: str,
+    config: TrainConfig | None = None,
+    *,
+    env_kwargs: Mapping[str, Any] | None = None,
+    progress: bool = True,
+    **overrides: Any,
+) -> TrainedModel:
+    """Trains a recurrent network on ``task`` with the supervised loss mask.
+
+    Each step draws one batch with :func:`neurogym.batch` from an env seeded with
+    ``config.seed``, so a run with the same config (and a step budget) is repeatable on CPU.
+
+    Args:
+        task: A registered task id (``"neurogym/PerceptualDecisionMaking-v0"`` or a bare name).
+        config: The :class:`TrainConfig`; ``overrides`` replace its fields
+            (``train("PerceptualDecisionMaking", steps=500, hidden_size=32)``).
+        env_kwargs: Keyword arguments of the task.
+        progress: Show a progress bar with the loss and accuracy (tqdm, on stderr).
+        **overrides: :class:`TrainConfig` fields that replace those of ``config``.
+
+    Returns:
+        The :class:`TrainedModel`.
+
+    Raises:
+        ValueError: The task has no ground truth (train it with RL), unsupported spaces, or a
+            bad config value.
+    """
+    config = dataclasses.replace(config or TrainConfig(), **overrides)
+    kwargs = dict(env_kwargs or {})
+    env = neurogym.make(task, **kwargs)
+    task_id = env.unwrapped.spec.id if env.unwrapped.spec is not None else task
+    n_in, n_out, continuous = _sizes(env)
+    torch.manual_seed(config.seed)
+    network = RecurrentNetwork(n_in, n_out, config.hidden_size, config.model)
+    optimizer = torch.optim.Adam(network.parameters(), lr=config.lr)
+    env.reset(seed=config.seed)
+    model = TrainedModel(network, task_id, kwargs, config, continuous)
+    model.history = {"step": [], "loss": [], "accuracy": [], "seconds": []}
+    _fit(model, env, optimizer, progress)
+    network.eval()
+    return model
+
+
+def _fit(
+    model: TrainedModel, env: gym.Env[Any, Any], optimizer: torch.optim.Optimizer, progress: bool
+) -> None:
+    config, network, history = model.config, model.network, model.history
+    bar = _progress_bar(config, model.task, progress)
+    start = time.perf_counter()
+    step = 0
+    network.train()
+    while True:
+        elapsed = time.perf_counter() - start
+        if config.max_steps is not None and step >= config.max_steps:
+            break
+        if config.seconds is not None and elapsed >= config.seconds:
+            break
+        data = neurogym.batch(env, config.batch_size, as_torch=True)
+        out, _ = network(data.inputs.float())
+        loss, accuracy = _loss(out, data.targets, data.mask.bool(), model.continuous)
+        optimizer.zero_grad()
+        loss.backward()  # type: ignore[no-untyped-call]
+        if config.grad_clip is not None:
+            nn.utils.clip_grad_norm_(network.parameters(), config.grad_clip)
+        optimizer.step()
+        step += 1
+        loss_value = float(loss.detach())
+        for key, value in (
+            ("step", step),
+            ("loss", loss_value),
+            ("accuracy", accuracy),
+            ("seconds", time.perf_counter() - start),
+        ):
+            history[key].append(value)
+        if bar is not None:
+            bar.update(1 if config.max_steps is not None else 0)
+            bar.set_postfix(loss=f"{loss_value:.3f}", acc=f"{accuracy:.2f}", refresh=False)
+    if bar is not None:
+        bar.close()
+
+
+def _progress_bar(config: TrainConfig, task: str, show: bool) -> Any:
+    if not show:
+        return None
+    from tqdm.auto import tqdm  # type: ignore[import-untyped]  # the torch extra
+
+    label = task.removeprefix("neurogym/")
+    return tqdm(total=config.max_steps, desc=label, unit="step", leave=False)

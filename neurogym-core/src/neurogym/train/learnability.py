@@ -1,0 +1,192 @@
+"""The learnability table: every installed task trained with one recipe and budget.
+
+``python -m neurogym.train.learnability --out docs/learnability.md`` (the ``learn`` nox
+session) trains a GRU on every task of every installed plugin, evaluates it closed loop, and
+writes a Markdown table: closed-loop performance against chance (the better of a random and a
+fixation-only policy) and against a scripted agent that plays the ground truth, where the task
+has one. Tasks without a ground truth are listed as RL-only; tasks that fail are listed with
+the error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+import neurogym
+from neurogym.data import UnsupportedWrapperError, batch_source
+from neurogym.train._evaluate import evaluate
+from neurogym.train._trainer import TrainConfig, train
+
+__all__ = ["LEARNED_FRACTION", "TASK_KWARGS", "main", "oracle_performance"]
+
+#: A task counts as learned when the network closes this fraction of the gap from chance to
+#: the scripted ground-truth agent.
+LEARNED_FRACTION = 0.5
+
+#: Task arguments the recipe uses instead of the defaults, and why.
+TASK_KWARGS: dict[str, dict[str, Any]] = {
+    # its default stage 0 pays either side: the full task is stage 4 (batches don't move it)
+    "CVLearning": {"stage": 4},
+}
+
+
+def oracle_performance(
+    task_id: str, trials: int = 200, seed: int = 1, env_kwargs: dict[str, Any] | None = None
+) -> float:
+    """Closed-loop performance of an agent that plays the ground truth at every step."""
+    env: Any = neurogym.make(task_id, **(env_kwargs or {}))
+    task = env.unwrapped
+    env.reset(seed=seed)
+    scores: list[float] = []
+    steps = 0
+    while len(scores) < trials and steps < 200 * trials:
+        gt = task.gt_now
+        action = np.asarray(gt, dtype=env.action_space.dtype) if env.action_space.shape else gt
+        _, _, terminated, truncated, info = env.step(action)
+        steps += 1
+        if info.get("new_trial"):
+            scores.append(float(info.get("performance", 0.0)))
+        if terminated or truncated:
+            env.reset()
+    return float(np.mean(scores)) if scores else float("nan")
+
+
+def _row(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
+    kwargs = TASK_KWARGS.get(spec.name, {})
+    row: dict[str, Any] = {
+        "task": spec.name,
+        "plugin": spec.plugin,
+        "env_kwargs": kwargs,
+        "seconds": seconds,
+        "date": datetime.date.today().isoformat(),
+    }
+    env = neurogym.make(spec.id, **kwargs)
+    if not getattr(env.unwrapped, "has_groundtruth", True):
+        return {**row, "status": "RL-only (no ground truth)"}
+    try:
+        batch_source(env)
+    except UnsupportedWrapperError as exc:
+        wrapper = str(exc).split(" ", 1)[0]
+        return {**row, "status": f"RL-only (step-level wrapper {wrapper}: no supervised batches)"}
+    try:
+        model = train(
+            spec.id, TrainConfig(seconds=seconds, seed=0), env_kwargs=kwargs, progress=False
+        )
+        result = evaluate(model, eval_trials, seed=1)
+        oracle = oracle_performance(spec.id, env_kwargs=kwargs)
+    except Exception as exc:  # any failure is listed in the table, with the reason
+        return {**row, "status": f"failed: {exc}"[:160]}
+    chance = result.chance_level
+    row |= {
+        "accuracy": result.performance,
+        "chance": chance,
+        "oracle": oracle,
+        "steps": len(model.history["step"]),
+    }
+    return {**row, "status": _status(result.performance, chance, oracle)}
+
+
+def _status(accuracy: float, chance: float, oracle: float) -> str:
+    if oracle == 0:
+        return "no score: the task reports no performance (info['performance'] stays 0)"
+    gap = oracle - chance
+    if gap <= 1e-9:
+        return "no gap: a baseline already scores as well as the scripted agent"
+    if accuracy - chance >= LEARNED_FRACTION * gap:
+        return "learned"
+    return "not learned within the budget"
+
+
+def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
+    def num(row: dict[str, Any], key: str) -> str:
+        return f"{row[key]:.3f}" if key in row else ""
+
+    lines = [
+        "# Learnability",
+        "",
+        "Every task of every installed plugin, trained with one recipe and budget and evaluated",
+        "closed loop: the network steps the env and is scored by the env's own",
+        '`info["performance"]`. *chance* is the better of a random and a fixation-only policy',
+        "measured the same way; *oracle* is a scripted agent that plays the ground truth. A",
+        f"task is *learned* when the network closes {LEARNED_FRACTION:.0%} of the gap from",
+        "chance to the oracle.",
+        "",
+        "- Command: `python3 run.py nox -s learn` (all installed plugins), or per family "
+        f"`... -- --plugin NAME`, which keeps the other rows; the last run: `{command}` "
+        f"({elapsed / 60:.0f} min).",
+        "- Recipe: GRU, 64 units, Adam lr 0.003, batches of 32 trials (`neurogym.batch`), "
+        "*budget* seconds of training per task on one torch thread, seed 0 (weights and "
+        "trials); evaluation: 500 trials, seed 1. Task arguments other than the defaults are "
+        "shown next to the task (`TASK_KWARGS` in `neurogym/train/learnability.py` says why).",
+        f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, Python "
+        f"{platform.python_version()}, torch {torch.__version__}, numpy {np.__version__}.",
+        "",
+        "| task | plugin | accuracy | chance | oracle | steps | budget | date | status |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        args = ", ".join(f"{k}={v!r}" for k, v in row.get("env_kwargs", {}).items())
+        task = f"{row['task']} ({args})" if args else row["task"]
+        lines.append(
+            f"| {task} | {row['plugin']} | {num(row, 'accuracy')} | {num(row, 'chance')} "
+            f"| {num(row, 'oracle')} | {row.get('steps', '')} | {row['seconds']:.0f} s "
+            f"| {row['date']} | {row['status']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _merge(path: Path, rows: list[dict[str, Any]], plugins: set[str]) -> list[dict[str, Any]]:
+    """This run's rows plus the stored rows of plugins it did not cover, sorted by task."""
+    kept: list[dict[str, Any]] = []
+    if path.exists():
+        kept = [
+            r for r in json.loads(path.read_text(encoding="utf-8")) if r["plugin"] not in plugins
+        ]
+    return sorted([*kept, *rows], key=lambda r: (r["task"].lower(), r["plugin"]))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train the selected tasks, merge them into the stored rows and write the table."""
+    parser = argparse.ArgumentParser(prog="python -m neurogym.train.learnability")
+    parser.add_argument("--out", type=Path, default=Path("docs/learnability.md"))
+    parser.add_argument("--seconds", type=float, default=30.0, help="training per task (30)")
+    parser.add_argument("--eval-trials", type=int, default=500)
+    parser.add_argument(
+        "--plugin", action="append", help="only these plugins; the others' rows are kept"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch CPU threads (1: fastest for small nets)"
+    )
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    specs = [s for s in neurogym.tasks() if not args.plugin or s.plugin in args.plugin]
+    start = time.perf_counter()
+    rows = []
+    for spec in specs:
+        row = _row(spec, args.seconds, args.eval_trials)
+        rows.append(row)
+        print(f"{spec.name}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
+    store = args.out.with_suffix(".json")
+    rows = _merge(store, rows, {spec.plugin for spec in specs})
+    store.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    command = "python -m neurogym.train.learnability " + " ".join(argv or sys.argv[1:])
+    text = _markdown(rows, command.strip(), time.perf_counter() - start)
+    args.out.write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""The main job: train a small network on one showcase task of each installed family.
+
+``python -m neurogym.train.showcase`` (what ``python3 run.py train`` runs) trains a GRU on
+each task below whose family is installed, for its share of about three minutes on two CPU
+cores, evaluates it closed loop against chance, prints a table and writes every run (model,
+``metrics.json``, figures) under one folder, named at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+
+import neurogym
+from neurogym.train._cli import format_table
+from neurogym.train._report import train_and_report
+from neurogym.train._trainer import TrainConfig
+
+__all__ = ["SHOWCASE", "main"]
+
+#: (task, seconds of training): one task per first-party family, the classic one of each.
+SHOWCASE: tuple[tuple[str, float], ...] = (
+    ("PerceptualDecisionMaking", 90.0),  # perceptual: the random-dot motion task
+    ("DelayMatchSample", 30.0),  # workingmemory
+    ("EconomicDecisionMaking", 20.0),  # valuebased
+    ("ReadySetGo", 20.0),  # motor
+    ("yang19.dm1", 20.0),  # multitask
+)
+
+
+def installed(names: Sequence[str]) -> list[str]:
+    """The names whose task is registered (its family's plugin is installed)."""
+    known = {spec.name for spec in neurogym.tasks()}
+    return [name for name in names if name in known]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the showcase; returns 0 (1 if a floor given with ``--floor`` was missed)."""
+    parser = argparse.ArgumentParser(prog="python -m neurogym.train.showcase", description=__doc__)
+    parser.add_argument("--out", type=Path, default=Path("runs/showcase"), help="(runs/showcase)")
+    parser.add_argument(
+        "--scale", type=float, default=1.0, help="multiply every training budget (1.0)"
+    )
+    parser.add_argument("--eval-trials", type=int, default=400, help="closed-loop trials (400)")
+    parser.add_argument(
+        "--floor",
+        action="append",
+        default=[],
+        metavar="TASK=ACC",
+        help="exit 1 if TASK's accuracy is below ACC (repeatable)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch CPU threads (1: fastest for small nets)"
+    )
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    tasks = dict(SHOWCASE)
+    chosen = installed(list(tasks))
+    skipped = [name for name in tasks if name not in chosen]
+    if skipped:
+        print(f"skipped (family not installed): {', '.join(skipped)}", file=sys.stderr)
+    rows, summary = [], {}
+    start = time.perf_counter()
+    for name in chosen:
+        config = TrainConfig(seconds=tasks[name] * args.scale, seed=0)
+        result = train_and_report(
+            name, args.out / name, config, eval_trials=args.eval_trials, progress=False
+        )
+        history = result.model.history
+        rows.append((name, result.evaluation, len(history["step"]), history["seconds"][-1]))
+        summary[name] = {
+            "accuracy": result.evaluation.performance,
+            "chance": result.evaluation.chance,
+            "steps": len(history["step"]),
+            "train_seconds": history["seconds"][-1],
+        }
+        print(f"  {name}: {result.evaluation.performance:.3f}", file=sys.stderr, flush=True)
+    table = format_table(rows)
+    print(table)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    elapsed = time.perf_counter() - start
+    print(f"\n{len(rows)} task(s) in {elapsed:.0f} s; models, metrics and figures in {args.out}/")
+    return _check_floors(args.floor, summary)
+
+
+def _check_floors(floors: Sequence[str], summary: dict[str, dict[str, object]]) -> int:
+    status = 0
+    for item in floors:
+        name, _, value = item.partition("=")
+        accuracy = summary.get(name, {}).get("accuracy")
+        if not isinstance(accuracy, float) or accuracy < float(value):
+            print(f"floor missed: {name} accuracy {accuracy} < {value}", file=sys.stderr)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
