@@ -205,3 +205,55 @@ def test_ppo_rollouts_equal_with_the_adapter_and_with_dummy_vec_env():
     np.testing.assert_array_equal(ours.actions, theirs.actions)
     np.testing.assert_array_equal(ours.rewards, theirs.rewards)
     np.testing.assert_array_equal(ours.episode_starts, theirs.episode_starts)
+
+
+class RecordingModel:
+    """A stable-baselines3 style recurrent model that always fixates and records its calls."""
+
+    def __init__(self):
+        self.starts = []
+
+    def predict(self, obs, state=None, episode_start=None, deterministic=False):
+        assert deterministic
+        self.starts.append(np.array(episode_start))
+        return np.zeros(len(obs), dtype=np.int64), ("lstm state",)
+
+    def get_env(self):
+        return None
+
+
+@pytest.mark.parametrize("carry_state", [False, True])
+def test_evaluate_restarts_a_recurrent_state_per_trial_unless_carried(carry_state):
+    from neurogym.train import evaluate
+
+    model = RecordingModel()
+    result = evaluate(model, 128, task=PDM, chance=False, carry_state=carry_state)
+    assert result.trials == 128
+    assert result.performance == 0.0  # fixating through a trial is never correct
+    length = 22  # fixation 100 + stimulus 2000 + decision 100 ms at dt = 100: every trial
+    starts = np.array(model.starts)
+    assert starts.shape == (2 * length, 64)  # 64 envs, two trials each
+    assert starts[0].all()
+    restarted = starts[1:].any(axis=1)
+    if carry_state:
+        assert not restarted.any()
+    else:  # the call after each trial end restarts every row (all trials have one length)
+        np.testing.assert_array_equal(np.flatnonzero(restarted) + 1, [length])
+        assert starts[length].all()
+
+
+def test_evaluate_finds_the_task_of_a_model_trained_on_the_adapter():
+    from sb3_contrib import RecurrentPPO
+
+    from neurogym.train import evaluate
+
+    env = as_sb3_vec_env(PDM, 2, seed=0, wrappers=["PassReward", "PassAction"])
+    model = RecurrentPPO("MlpLstmPolicy", env, n_steps=8, batch_size=16, seed=0, device="cpu")
+    model.learn(16)
+    result = evaluate(model, 10, seed=3)  # task and wrappers come from the model's env
+    assert result.trials == 10
+    assert set(result.chance) == {"random", "fixation"}
+    again = evaluate(model, 10, seed=3)
+    np.testing.assert_array_equal(result.per_trial, again.per_trial)
+    with pytest.raises(ValueError, match=re.escape("pass task='...'")):
+        evaluate(RecordingModel(), 10)

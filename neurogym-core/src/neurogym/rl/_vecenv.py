@@ -87,8 +87,11 @@ class TrialSB3VecEnv(VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         """Steps every sub-env; ended episodes restart in the same step (see the class)."""
         obs, reward, terminated, truncated, info = self.venv.step(self._actions)
-        dones = terminated | truncated
         infos = self._full_infos(info) if self.full_info else self._trial_end_infos(info)
+        task = self.venv.task
+        if task.max_episode_steps is None and task.trials_per_episode is None:
+            return obs, reward.astype(np.float32), terminated, infos  # episodes never end
+        dones = terminated | truncated
         if dones.any():
             ended = np.flatnonzero(dones)
             for i in ended.tolist():
