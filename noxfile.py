@@ -188,6 +188,18 @@ def learn(session: nox.Session) -> None:
     )  # fmt: skip
 
 
+@nox.session(default=False)
+def rl(session: nox.Session) -> None:
+    """docs/rl.md with its full budgets: PPO and RecurrentPPO reach 0.70 (about 6 minutes).
+
+    Not part of the test command (tests/test_rl.py runs the same page with tiny budgets).
+    """
+    install_trainer(session)
+    session.install(*nox.project.dependency_groups(PYPROJECT, "rl"))
+    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    session.run("pytest", "tests/test_rl.py", "--run-rl", "-k", "full_budget", *session.posargs)
+
+
 # Upstream NeuroGym as the benchmark's baseline. Its `import neurogym` needs torch, which it
 # does not declare; torch is pinned to the CPU wheel (an unpinned torch pulls CUDA wheels).
 UPSTREAM_BASELINE = ("neurogym==2.3.1", "torch==2.13.0")
@@ -203,6 +215,8 @@ def bench(session: nox.Session) -> None:
     number of repetitions (default 5).
     """
     install_editable(session, *packages())
+    # bench/rl.py: the stable-baselines3 adapter vs DummyVecEnv (torch pinned, as upstream's)
+    session.install(*nox.project.dependency_groups(PYPROJECT, "rl"))
     upstream = Path(session.cache_dir) / "bench-upstream-neurogym-2.3.1"
     python = upstream / "bin" / "python"
     if not python.exists():

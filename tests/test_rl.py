@@ -257,3 +257,49 @@ def test_evaluate_finds_the_task_of_a_model_trained_on_the_adapter():
     np.testing.assert_array_equal(result.per_trial, again.per_trial)
     with pytest.raises(ValueError, match=re.escape("pass task='...'")):
         evaluate(RecordingModel(), 10)
+
+
+def run_rl_page(tmp_path, monkeypatch, budgets: dict) -> tuple[dict, list[float]]:
+    """Executes docs/rl.md's blocks in order; returns the namespace and each block's seconds."""
+    import time
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "rl.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL)
+    assert len(blocks) == 4
+    monkeypatch.chdir(tmp_path)
+    namespace = dict(budgets)
+    seconds = []
+    for index, block in enumerate(blocks):
+        start = time.perf_counter()
+        exec(compile(block, f"rl.md, block {index + 1}", "exec"), namespace)
+        seconds.append(time.perf_counter() - start)
+    return namespace, seconds
+
+
+def test_the_rl_page_runs(tmp_path, monkeypatch):
+    namespace, _ = run_rl_page(
+        tmp_path, monkeypatch, {"PPO_STEPS": 256, "RPPO_STEPS": 256, "TRIALS": 20}
+    )
+    assert namespace["ppo_result"].trials == 20
+    assert namespace["rppo_result"].trials == 20
+    assert (tmp_path / "rppo-pdm.png").is_file()
+
+
+def test_rl_page_full_budget_meets_the_floors(request, tmp_path, monkeypatch, capsys):
+    """docs/rl.md as a user runs it: both examples reach 0.70 closed-loop accuracy (slow)."""
+    if not request.config.getoption("--run-rl"):
+        pytest.skip("slow: run with --run-rl (nox -s rl)")
+    budgets = {"PPO_STEPS": 300_000, "RPPO_STEPS": 400_000, "TRIALS": 1000}
+    namespace, seconds = run_rl_page(tmp_path, monkeypatch, budgets)
+    ppo, rppo = namespace["ppo_result"], namespace["rppo_result"]
+    with capsys.disabled():
+        print(
+            f"\nPPO roitman02: {ppo.performance:.3f} (chance {ppo.chance}) in {seconds[1]:.0f} s"
+        )
+        print(f"per coherence: {ppo.conditions.get('coh')}")
+        print(f"RecurrentPPO PDM: {rppo.performance:.3f} (chance {rppo.chance}) "
+              f"in {seconds[2]:.0f} s")  # fmt: skip
+        print(f"per coherence: {rppo.conditions.get('coh')}")
+    assert ppo.performance >= 0.70
+    assert rppo.performance >= 0.70
