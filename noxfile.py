@@ -190,7 +190,7 @@ def learn(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def rl(session: nox.Session) -> None:
-    """docs/rl.md with its full budgets: PPO and RecurrentPPO reach 0.70 (about 6 minutes).
+    """docs/rl.md with its full budgets: PPO and RecurrentPPO reach 0.70 (about 3 minutes).
 
     Not part of the test command (tests/test_rl.py runs the same page with tiny budgets).
     """
