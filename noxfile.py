@@ -200,6 +200,23 @@ def rl(session: nox.Session) -> None:
     session.run("pytest", "tests/test_rl.py", "--run-rl", "-k", "full_budget", *session.posargs)
 
 
+@nox.session(default=False)
+def scale(session: nox.Session) -> None:
+    """Ray on a local instance: a sweep, every task in a Ray worker, one RLlib PPO iteration.
+
+    Installs the ``scale`` group (ray[rllib] and the gymnasium it pins, older than the latest:
+    this also tests core at the low end of its gymnasium range) with core and every plugin in
+    one pip call, so the pins win. Not part of the test command.
+    """
+    groups = ("scale", "test")
+    deps = [dep for group in groups for dep in nox.project.dependency_groups(PYPROJECT, group)]
+    session.install(*deps, *(arg for package in packages() for arg in ("-e", package)))
+    session.run(
+        "python", "-c", "import gymnasium, ray; print(gymnasium.__version__, ray.__version__)"
+    )
+    session.run("pytest", "tests/test_scale.py", "tests/test_sweep.py", *session.posargs)
+
+
 # Upstream NeuroGym as the benchmark's baseline. Its `import neurogym` needs torch, which it
 # does not declare; torch is pinned to the CPU wheel (an unpinned torch pulls CUDA wheels).
 UPSTREAM_BASELINE = ("neurogym==2.3.1", "torch==2.13.0")
