@@ -27,6 +27,26 @@ def local_ray():
     ray.shutdown()
 
 
+@ray.remote(max_calls=1)  # a new worker process for each call
+def make_in_a_fresh_worker(env_id: str) -> tuple[bool, str]:
+    import sys
+
+    import gymnasium
+
+    imported_before = "neurogym" in sys.modules
+    env = gymnasium.make(env_id)
+    env.reset(seed=0)
+    return imported_before, type(env.unwrapped).__name__
+
+
+def test_the_namespaced_gymnasium_id_imports_neurogym_in_a_fresh_worker(local_ray):
+    # First in the module: a new worker of this job may load functions exported before it
+    # (such as the sweep's, which import neurogym), so this runs before any other remote call.
+    imported_before, name = ray.get(make_in_a_fresh_worker.remote(f"neurogym:{PDM}"))
+    assert not imported_before
+    assert name == "PerceptualDecisionMaking"
+
+
 def test_a_sweep_on_ray_equals_the_sequential_runs(local_ray):
     config = TrainConfig(steps=5, hidden_size=8)
     on_ray = sweep([PDM, DMS], [0, 1], config, eval_trials=20, ray=True)
@@ -60,24 +80,6 @@ def test_every_installed_task_runs_in_a_ray_worker_through_its_gymnasium_id(loca
     other = ray.get([first_steps.remote(f"neurogym:{i}", 4) for i in (PDM, DMS)])
     for task, b in zip((PDM, DMS), other, strict=True):
         assert not np.array_equal(same[ids.index(task)], b), task  # another seed: other trials
-
-
-@ray.remote(max_calls=1)  # a new worker process for each call
-def make_in_a_fresh_worker(env_id: str) -> tuple[bool, str]:
-    import sys
-
-    import gymnasium
-
-    imported_before = "neurogym" in sys.modules
-    env = gymnasium.make(env_id)
-    env.reset(seed=0)
-    return imported_before, type(env.unwrapped).__name__
-
-
-def test_the_namespaced_gymnasium_id_imports_neurogym_in_a_fresh_worker(local_ray):
-    imported_before, name = ray.get(make_in_a_fresh_worker.remote(f"neurogym:{PDM}"))
-    assert not imported_before
-    assert name == "PerceptualDecisionMaking"
 
 
 def test_one_rllib_ppo_iteration(local_ray):
