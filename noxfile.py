@@ -179,9 +179,12 @@ def mainjob(session: nox.Session) -> None:
 def learn(session: nox.Session) -> None:
     """The learnability table: train every task of every installed plugin with one recipe.
 
-    Writes docs/learnability.md (``-- --seconds S`` sets the budget per task, default 60).
+    Writes docs/learnability.md (``-- --seconds S`` sets the budget per task, default 60;
+    ``-- --ray [ADDRESS]`` trains the tasks as Ray tasks, on a local instance or a cluster).
     """
     install_trainer(session)
+    if "--ray" in session.posargs:
+        session.install("ray>=2.40")
     session.run(
         "python", "-m", "neurogym.train.learnability", "--out", "docs/learnability.md",
         *session.posargs,

@@ -5,6 +5,8 @@ Run by ``nox -s scale`` (ray[rllib] with the gymnasium it pins); skipped without
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -99,3 +101,15 @@ def test_one_rllib_ppo_iteration(local_ray):
         algo.stop()
     sampled = result["env_runners"]["num_env_steps_sampled"]
     assert sampled >= 256
+
+
+def test_the_learnability_table_on_ray(local_ray, tmp_path):
+    from neurogym.train import learnability
+
+    out = tmp_path / "learn.md"
+    args = ["--out", str(out), "--seconds", "0.2", "--eval-trials", "10", "--ray"]
+    assert learnability.main([*args, "--plugin", "core", "--plugin", "perceptual"]) == 0
+    rows = {row["task"]: row for row in json.loads(out.with_suffix(".json").read_text())}
+    assert rows["Null"]["status"] == "RL-only (no ground truth)"
+    assert rows["PerceptualDecisionMaking"]["steps"] > 0  # trained in a Ray worker
+    assert "| PerceptualDecisionMaking | perceptual |" in out.read_text()

@@ -19,14 +19,14 @@ import dataclasses
 import itertools
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from neurogym import validate
 from neurogym.train._evaluate import evaluate
 from neurogym.train._trainer import TrainConfig, train
 
-__all__ = ["main", "run_one", "sweep"]
+__all__ = ["main", "on_ray", "run_one", "sweep"]
 
 
 def run_one(task: str, seed: int, config: TrainConfig, eval_trials: int = 200) -> dict[str, Any]:
@@ -86,19 +86,37 @@ def sweep(
     config = config if config is not None else TrainConfig(steps=1000)
     eval_trials = validate.positive_int(eval_trials, "eval_trials")
     grid = [(task, int(seed)) for task, seed in itertools.product(tasks, seeds)]
+    calls = [(task, seed, config, eval_trials) for task, seed in grid]
     if not ray:
-        return [run_one(task, seed, config, eval_trials) for task, seed in grid]
+        return [run_one(*call) for call in calls]
+    return on_ray(run_one, calls, address=address, num_cpus=num_cpus)
+
+
+def on_ray(
+    function: Callable[..., Any],
+    calls: Sequence[tuple[Any, ...]],
+    *,
+    address: str | None = None,
+    num_cpus: int | None = None,
+) -> list[Any]:
+    """``[function(*args) for args in calls]``, each call a Ray task with one CPU.
+
+    Connects to ``address`` (or starts a local instance with ``num_cpus``) unless this
+    process is already connected. Results come back in the order of ``calls``.
+
+    Raises:
+        ImportError: Ray is not installed (the ray extra).
+    """
     try:
-        import ray as ray_module
+        import ray
     except ImportError as exc:
         raise ImportError(
-            'sweeps on Ray need the ray extra: pip install "neurogym-core[ray]"'
+            'running on Ray needs the ray extra: pip install "neurogym-core[ray]"'
         ) from exc
-    if not ray_module.is_initialized():
-        ray_module.init(address=address, num_cpus=num_cpus, include_dashboard=False)
-    remote = ray_module.remote(num_cpus=1)(run_one)
-    refs = [remote.remote(task, seed, config, eval_trials) for task, seed in grid]
-    results: list[dict[str, Any]] = ray_module.get(refs)
+    if not ray.is_initialized():
+        ray.init(address=address, num_cpus=num_cpus, include_dashboard=False)
+    remote = ray.remote(num_cpus=1)(function)
+    results: list[Any] = ray.get([remote.remote(*args) for args in calls])
     return results
 
 
