@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+YANG19 = ("go", "anti", "rtgo", "rtanti", "dlygo", "dlyanti", "dm1", "dm2", "ctxdm1", "ctxdm2",
+          "multidm", "dlydm1", "dlydm2", "ctxdlydm1", "ctxdlydm2", "multidlydm", "dms", "dnms",
+          "dmc", "dnmc")  # fmt: skip
 MAIN_TASKS = ("PerceptualDecisionMaking", "ContextDecisionMaking", "MultiSensoryIntegration",
               "PostDecisionWager")  # fmt: skip
 IMPORT_CODE = """
@@ -196,6 +199,20 @@ def summarise(data: dict[str, Any]) -> tuple[list[tuple[str, str, str, str]], di
         else:
             rows.append((f"new_trial/s, {pdm}", fmt(ours_t[pdm]), fmt(up_t[pdm]),
                          f"{ours_t[pdm] / up_t[pdm]:.1f}x"))  # fmt: skip
+    for size in ("256", "1024"):
+        a, b = per_rep("ours", "mixed", size), per_rep("upstream", "mixed", size)
+        rows.append((f"mixed yang19 trials/s, B={size} (upstream: Dataset over ScheduleEnvs)",
+                     fmt(a), fmt(b), f"{a / b:.1f}x"))  # fmt: skip
+        figures[f"mixed_{size}"] = a / b
+    y_ours = {n: per_rep("ours", "yang19", n) for n in YANG19}
+    y_up = {n: per_rep("upstream", "yang19", n) for n in YANG19}
+    y_both = [n for n in YANG19 if y_ours[n] == y_ours[n] and y_up[n] == y_up[n]]
+    y_ratio = med([y_ours[n] / y_up[n] for n in y_both])
+    rows.append((f"yang19 new_trial/s, median over {len(y_both)} tasks",
+                 fmt(med([y_ours[n] for n in y_both])), fmt(med([y_up[n] for n in y_both])),
+                 f"{y_ratio:.1f}x (median of per-task ratios)"))  # fmt: skip
+    figures["yang19_new_trial"] = y_ratio
+    figures["yang19_new_trial_per_task"] = {n: (y_ours[n], y_up[n]) for n in y_both}
     if raw.get("rl"):
         import rl
 
@@ -226,6 +243,9 @@ TARGETS = (
     ("vector env N=256 >= 50x upstream sync loop", lambda f: f["vector_256"], 50),
     ("single-env step >= 3x (median over tasks)", lambda f: f["steps_per_s"], 3),
     ("new_trial >= 3x (median over tasks)", lambda f: f["new_trial_per_s"], 3),
+    ("mixed yang19 batch B=256 >= 50x upstream Dataset over ScheduleEnvs",
+     lambda f: f["mixed_256"], 50),
+    ("yang19 new_trial >= 3x (median over the 20 tasks)", lambda f: f["yang19_new_trial"], 3),
     ("SB3 VecEnv.step N=64 >= 20x DummyVecEnv", lambda f: f.get("sb3_step_64", 0.0), 20),
     ("import >= 10x faster", lambda f: f["import_speedup"], 10),
     ("import adds <= 100 ms over gymnasium", lambda f: -f["import_over_gym_ms"], -100),

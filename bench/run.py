@@ -45,6 +45,12 @@ class Ours:
         return neurogym.batch(env, size)
 
     @classmethod
+    def mixed(cls, size: int) -> float:
+        """Trials/s of ``neurogym.batch`` over ``yang19.all`` (mixed tasks, rule input)."""
+        env = cls.make("yang19.all")
+        return workloads.rate(lambda: neurogym.batch(env, size), size)
+
+    @classmethod
     def mean_trial_length(cls, name: str) -> float:
         """The adapter's ``mean_trial_length``."""
         env = cls.make(name).unwrapped

@@ -38,6 +38,26 @@ class Upstream:
         """The adapter's ``make_vec``."""
         return gymnasium.vector.SyncVectorEnv([lambda: ngym.make(f"{name}-v0")] * n)
 
+    @classmethod
+    def mixed(cls, size: int) -> float:
+        """Trials/s of its Dataset over ScheduleEnvs(all yang19 envs, env_input=True).
+
+        Upstream has no whole-batch API; ``size`` only labels the row it is compared with.
+        """
+        from neurogym.utils import scheduler
+
+        from neurogym.wrappers import ScheduleEnvs
+
+        if not hasattr(cls, "_mixed_rate"):
+            envs = [ngym.make(f"yang19.{name}-v0") for name in workloads.YANG19]
+            env = ScheduleEnvs(envs, scheduler.RandomSchedule(len(envs)), env_input=True)
+            batch, seq = workloads.DATASET_BATCH, workloads.DATASET_SEQ
+            ds = ngym.Dataset(env, batch_size=batch, seq_len=seq)
+            steps = workloads.rate(ds, batch * seq)
+            length = np.mean([cls.mean_trial_length(f"yang19.{n}") for n in workloads.YANG19])
+            cls._mixed_rate = steps / length
+        return float(cls._mixed_rate)
+
     @staticmethod
     def mean_trial_length(name: str) -> float:
         """The adapter's ``mean_trial_length``."""

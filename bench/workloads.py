@@ -22,6 +22,10 @@ DATASET_BATCH, DATASET_SEQ = 64, 100
 BATCH_SIZES = (256, 1024)
 VECTOR_NS = (1, 16, 256)
 VECTOR_TASK = "PerceptualDecisionMaking"
+YANG19 = ("go", "anti", "rtgo", "rtanti", "dlygo", "dlyanti", "dm1", "dm2", "ctxdm1", "ctxdm2",
+          "multidm", "dlydm1", "dlydm2", "ctxdlydm1", "ctxdlydm2", "multidlydm", "dms", "dnms",
+          "dmc", "dnmc")  # fmt: skip
+MIXED_SIZES = (256, 1024)
 MIN_TIME = 0.25  # seconds per measurement
 
 
@@ -92,6 +96,28 @@ def vector(make_vec: Callable[[str, int], Any], n: int) -> float:
     return out
 
 
+def yang19(adapter: Any, out: dict[str, Any]) -> None:
+    """new_trial()/s of each Yang et al. 2019 task and mixed-task trials/s of all 20.
+
+    Ours: ``neurogym.batch`` of ``yang19.all`` (B = 256, 1024). Upstream: its ``Dataset``
+    (64 x 100) over ``ScheduleEnvs`` of its 20 ``yang19.*`` envs with ``env_input=True`` (the
+    setup of its own tests), timesteps/s divided by the mean trial length of the 20 tasks.
+    """
+    out["yang19"] = {}
+    for name in YANG19:
+        try:
+            env = adapter.make(f"yang19.{name}")
+            env.reset(seed=0)
+            new_trial = env.unwrapped.new_trial
+            out["yang19"][name] = rate(lambda f=new_trial: [f() for _ in range(32)], 32)
+        except Exception as exc:
+            out["errors"][f"yang19 {name}"] = f"{type(exc).__name__}: {exc}"[:200]
+    try:
+        out["mixed"] = {str(size): adapter.mixed(size) for size in MIXED_SIZES}
+    except Exception as exc:
+        out["errors"]["mixed"] = f"{type(exc).__name__}: {exc}"[:200]
+
+
 def run(adapter: Any) -> None:
     """Runs every workload once and prints the results as one JSON object."""
     warnings.simplefilter("ignore")
@@ -114,6 +140,8 @@ def run(adapter: Any) -> None:
     if hasattr(adapter, "batch"):
         for size in BATCH_SIZES:
             out["batch"][str(size)] = rate(lambda s=size: adapter.batch(VECTOR_TASK, s), size)
+    if hasattr(adapter, "mixed"):
+        yang19(adapter, out)
     out["trial_len"] = {}
     for name in names:
         try:

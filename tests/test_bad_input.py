@@ -98,6 +98,10 @@ def test_reward_keys_are_checked(task_id):
 def test_timing_keys_are_checked(task_id):
     env = neurogym.make(task_id).unwrapped
     neurogym.make(task_id, timing=dict(env.timing))  # every default key is accepted
+    if not env.timing:  # no timed periods (Bandit): any timing is refused, never ignored
+        with pytest.raises(ValueError, match=r"has no timed periods .*timing="):
+            neurogym.make(task_id, timing={"stimulus": 100})
+        return
     key = next(iter(env.timing))
     typo = key + "s"
     with pytest.raises(

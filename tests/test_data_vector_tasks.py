@@ -11,6 +11,7 @@ import pytest
 
 import neurogym
 from neurogym.data import UnsupportedWrapperError, batch_source
+from neurogym.wrappers import TaskSet
 
 PDM = "neurogym/PerceptualDecisionMaking-v0"
 VECTORIZED = [spec.id for spec in neurogym.tasks() if spec.vectorized]
@@ -71,6 +72,9 @@ def test_a_batch_equals_the_single_envs_first_trials(task_id):
             neurogym.batch(task_id, 1, seed=7)
         return
     env = neurogym.make(task_id)
+    if isinstance(batch_source(env), TaskSet):
+        _check_task_set_batch(task_id, env)
+        return
     env.reset(seed=7)
     task = env.unwrapped
     # A task that prefetches K trials generates them as one batch of K (neurogym._prefetch).
@@ -85,6 +89,19 @@ def test_a_batch_equals_the_single_envs_first_trials(task_id):
         np.testing.assert_array_equal(batch.inputs[row, :steps], task.ob)
         if task.gt is not None:
             np.testing.assert_array_equal(batch.targets[row, :steps], task.gt)
+
+
+def _check_task_set_batch(task_id, env):
+    """A TaskSet's rows of task i are task i's own batch drawn from the same generator."""
+    for i in (0, len(env.envs) - 1):
+        mixed = neurogym.batch(task_id, 3, seed=7, task=i)
+        alone = neurogym.batch(env.envs[i], 3, seed=7)
+        width = alone.inputs.shape[2]
+        np.testing.assert_array_equal(mixed.inputs[..., :width], alone.inputs)
+        np.testing.assert_array_equal(mixed.targets, alone.targets)
+        rule = mixed.inputs[..., width:]
+        np.testing.assert_array_equal(rule[..., i], alone.valid)
+        assert rule.sum() == alone.valid.sum()
 
 
 VAR_TIMING = {

@@ -26,9 +26,22 @@ def _task(env: gym.Env[Any, Any]) -> Any:
     return env.unwrapped
 
 
+def _choices(env: gym.Env[Any, Any]) -> Any:
+    """The task's choices; for an env switcher, the choices all its envs share (else None)."""
+    envs = getattr(env, "envs", None)
+    if envs is None:
+        return getattr(_task(env), "choices", None)
+    each = [_choices(sub) for sub in envs]
+    if any(c is None for c in each) or any(not np.array_equal(c, each[0]) for c in each):
+        return None
+    return each[0]
+
+
 def _needs_choices(env: gym.Env[Any, Any]) -> str | None:
-    if getattr(_task(env), "choices", None) is None:
-        return "the task has no 'choices' (no ground truth to bias)"
+    if _choices(env) is None:
+        return (
+            "the task has no 'choices' (or its tasks do not share them): no ground truth to bias"
+        )
     return None
 
 
@@ -40,6 +53,8 @@ def _needs_vector_obs(env: gym.Env[Any, Any]) -> str | None:
 
 
 def _needs_rt_periods(env: gym.Env[Any, Any]) -> str | None:
+    if getattr(type(env), "switches_envs", False):
+        return "an env switcher: ReactionTime goes on each of its envs (TypeError around it)"
     task = _task(env)
     task.reset(seed=0)
     missing = {"stimulus", "decision"} - set(task.start_t)
@@ -49,13 +64,13 @@ def _needs_rt_periods(env: gym.Env[Any, Any]) -> str | None:
 
 
 def _side_bias(env: gym.Env[Any, Any]) -> gym.Env[Any, Any]:
-    n = len(_task(env).choices)
+    n = len(_choices(env))
     first = [0.8] + [0.2 / (n - 1)] * (n - 1)
     return ngw.SideBias(env, probs=[first, first[::-1]], block_dur=3)
 
 
 def _schedule_attr(env: gym.Env[Any, Any]) -> gym.Env[Any, Any]:
-    choices = list(_task(env).choices)
+    choices = list(_choices(env))
     attrs = [{"ground_truth": choices[0]}, {"ground_truth": choices[-1]}]
     return ngw.ScheduleAttr(env, ngw.RandomBlockSchedule(2, [2, 3]), attrs)
 

@@ -1151,3 +1151,26 @@ def test_authoring_without_a_current_trial_raises():
         env.add_ob(1)
     with pytest.raises(AttributeError, match="SingleTask sets no ground truth in this trial"):
         env.gt_now  # noqa: B018
+
+
+def test_set_groundtruth_rows_leave_the_other_trials_without_a_target():
+    # EconomicDecisionMaking: a tie between two offers has no correct choice to learn.
+    def body(b):
+        b.add_period(PERIODS)
+        b.set_groundtruth(1, "fixation")
+        b.set_groundtruth(np.array([1, 2, 1]), "decision", rows=[True, False, True])
+        return {}
+
+    batch = make_batch(body, n=3)
+    np.testing.assert_array_equal(batch.gt[:, DEC], [[1], [0], [1]])
+    np.testing.assert_array_equal(batch.mask[:, DEC], [[True], [False], [True]])
+    assert batch.mask[:, FIX].all()  # what other calls wrote stays, in skipped rows too
+    np.testing.assert_array_equal(batch.gt[:, FIX], 1)
+
+    def bad(b):
+        b.add_period(PERIODS)
+        b.set_groundtruth(1, "decision", rows=[True, False])
+        return {}
+
+    with pytest.raises(ValueError, match=re.escape("rows must have shape (3,), got (2,)")):
+        make_batch(bad, n=3)

@@ -224,6 +224,18 @@ def test_native_obstacles_are_named():
         TrialVectorEnv(StepTask(), 2)
 
 
+class _CrossTrial(VarTask):
+    cross_trial_state = True
+
+
+def test_a_task_with_cross_trial_state_is_stepped_by_the_loop():
+    # Its state (a context, a block) lives on the task object, which a native vector env
+    # shares between all its sub-envs.
+    assert "keeps state across trials" in native_obstacle(_CrossTrial())
+    with pytest.raises(ValueError, match="cross_trial_state"):
+        TrialVectorEnv(_CrossTrial(), 2)
+
+
 def test_a_shared_draw_cannot_be_split_per_env():
     vec = TrialVectorEnv(SharedDraw(), 2)
     with pytest.raises(SharedDrawError, match="shared by the whole batch"):

@@ -470,6 +470,7 @@ class BatchBuilder(TrialVariables):
         where: WhereArg = None,
         *,
         per_step: bool = False,
+        rows: Any = None,
     ) -> None:
         """Sets the ground truth of ``period``.
 
@@ -480,8 +481,20 @@ class BatchBuilder(TrialVariables):
             period: A period name, a list of names, or ``None`` for the whole trial.
             where: An action name (Discrete: maps values; Box: selects dims).
             per_step: Whether ``value`` has a time axis (``(B, L, ...)`` or ``(L, ...)``).
+            rows: ``(B,)`` bools, or None for all trials: trials where it is False are left
+                as they were (no target and no loss mask there, e.g. a tie between choices).
         """
         gt = self.gt
+        if rows is not None:
+            keep = np.asarray(rows, dtype=bool)
+            if keep.shape != (self.n,):
+                raise ValueError(f"rows must have shape ({self.n},), got {keep.shape}")
+            skip, mask = ~keep, self._mask
+            assert mask is not None  # allocated with gt
+            saved = gt[skip], mask[skip]  # copies (boolean indexing)
+            self.set_groundtruth(value, period, where, per_step=per_step)
+            gt[skip], mask[skip] = saved
+            return
         space = self.env.action_space
         if where is not None and not space.shape:
             value = self.env._action_table(where)[np.asarray(value)]

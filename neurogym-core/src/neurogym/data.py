@@ -166,6 +166,70 @@ class TrainingBatch:
         """The number of trials ``B``."""
         return int(self.lengths.shape[0])
 
+    def cost_mask(
+        self,
+        response: str = "decision",
+        outputs: int | None = None,
+        *,
+        skip: float = 100.0,
+        grace: float = 100.0,
+        pre: float = 1.0,
+        post: float = 5.0,
+        fixation: float = 2.0,
+    ) -> Any:
+        """Yang et al. (2019)'s cost mask: loss weights per step (and output), beside ``mask``.
+
+        Per trial, with ``r`` the first step of the ``response`` period: weight 0 on the steps
+        before ``int(skip / dt)`` (the first 100 ms are never checked), ``pre`` (1) from there
+        to ``r``, 0 for a grace period of ``int(grace / dt)`` steps from ``r`` (the saccade may
+        take 100 ms), then ``post`` (5) until the trial ends; 0 on padding. With ``outputs``,
+        the mask is per output unit and column 0 (the fixation output) is multiplied by
+        ``fixation`` (2).
+
+        This is ``Trial.add_c_mask`` of the authors' code (github.com/gyyang/multitask,
+        ``task.py``), called by every task with ``pre_offs`` = fixation offset (the response
+        period's start here) and ``post_ons`` = that + 100 ms. The per-output form with the
+        fixation output doubled is the code's squared-error (``lsq``) branch; its cross-entropy
+        branch uses the ``(B, T)`` form without the fixation factor and divides it by its mean
+        over the batch (do that yourself if you want it). Paper: Yang, Joglekar, Song, Newsome &
+        Wang, "Task representations in neural networks trained to perform many cognitive
+        tasks", Nat. Neurosci. 22:297-306 (2019), Methods (training).
+
+        Args:
+            response: The period in which the response is made.
+            outputs: Number of output units for a per-output mask (e.g. ``action_space.n``);
+                None for one weight per step.
+            skip: Unchecked time at the start of each trial (ms).
+            grace: Unchecked time after the response period starts (ms).
+            pre: Weight before the response period.
+            post: Weight after the grace period.
+            fixation: Factor on output 0 (per-output mask only).
+
+        Returns:
+            float32 weights ``(B, T)`` or ``(B, T, outputs)`` (time first if ``time_major``),
+            numpy or torch like :attr:`inputs`.
+
+        Raises:
+            ValueError: If the trials have no ``response`` period.
+        """
+        if response not in self.periods:
+            raise ValueError(
+                f"no {response!r} period to anchor the cost mask; periods: {sorted(self.periods)}"
+            )
+        lengths = np.asarray(self.lengths)
+        start = np.asarray(self.periods[response][0])
+        steps = np.arange(int(np.asarray(self.valid).shape[0 if self.time_major else 1]))
+        first = int(skip / self.dt)
+        check = start + int(grace / self.dt)
+        k, inside = steps[None, :], steps[None, :] < lengths[:, None]
+        weights = np.where((k >= first) & (k < start[:, None]), pre, 0.0)
+        weights = np.where((k >= check[:, None]) & inside, post, weights).astype(np.float32)
+        if outputs is not None:
+            weights = np.repeat(weights[..., None], validate.positive_int(outputs, "outputs"), -1)
+            weights[..., 0] *= fixation
+        weights = _major(weights, self.time_major)
+        return weights if isinstance(self.inputs, np.ndarray) else to_torch(weights)
+
     def to_torch(self) -> TrainingBatch:
         """The same batch with torch tensors (sharing memory) instead of numpy arrays."""
         return TrainingBatch(

@@ -54,6 +54,8 @@ def native_obstacle(env: gym.Env[Any, Any]) -> str | None:
             return f"{cls.__name__} overrides {name}()"
     if not env.batch_native:
         return f"{cls.__name__} generates trials with _new_trial (per trial)"
+    if env.cross_trial_state:  # one task object would carry that state for every sub-env
+        return f"{cls.__name__} keeps state across trials (cross_trial_state)"
     space = env.action_space
     if not isinstance(space, gym.spaces.Discrete) or int(space.start) != 0:
         return f"its action space {space} is not Discrete(n) starting at 0"

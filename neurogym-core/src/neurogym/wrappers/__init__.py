@@ -9,7 +9,8 @@ Step-level wrappers (plain ``gymnasium.Wrapper``):
 * :class:`Monitor`: per-trial logs, optional ``.npz`` files, ``evaluate_policy``.
 
 Trial wrappers (:class:`TrialWrapper`): :class:`SideBias`, :class:`RandomGroundTruth`,
-:class:`ScheduleAttr`, :class:`TrialHistoryV2`, :class:`ScheduleEnvs`, :class:`MultiEnvs`. A
+:class:`ScheduleAttr`, :class:`TrialHistoryV2`, :class:`ScheduleEnvs`, :class:`MultiEnvs`,
+:class:`TaskSet` (several tasks with a rule input; mixed batches). A
 trial wrapper passes a value down only to have it recorded in the trial dict by wrapping it in
 :class:`RecordOnly`; any other forced kwarg a batch-native task neither reads nor records
 raises.
@@ -38,6 +39,7 @@ from neurogym.wrappers.schedule import (
     trunc_exp,
 )
 from neurogym.wrappers.step import Noise, PassAction, PassReward, ReactionTime
+from neurogym.wrappers.taskset import TaskSet
 from neurogym.wrappers.trial import RandomGroundTruth, ScheduleAttr, SideBias, TrialHistoryV2
 
 __all__ = [
@@ -57,6 +59,7 @@ __all__ = [
     "SequentialBlockSchedule",
     "SequentialSchedule",
     "SideBias",
+    "TaskSet",
     "TrialHistoryV2",
     "TrialWrapper",
     "TruncExp",

@@ -109,23 +109,51 @@ class SequentialSchedule(BaseSchedule):
 
 
 class RandomSchedule(BaseSchedule):
-    """Draws each index uniformly at random.
+    """Draws each index at random: uniformly, or with probabilities ``p``.
 
     Args:
         n: Number of conditions.
         repeat: Whether an index may follow itself. ``False`` reproduces upstream's rule
             (never the previous index; strict alternation when ``n == 2``, upstream bug 21).
             Before the first draw there is no previous index.
+        p: Probability of each index (``n`` values summing to 1); None: uniform. Needs
+            ``repeat=True``.
+
+    Raises:
+        ValueError: If ``p`` is not ``n`` probabilities summing to 1, or is given with
+            ``repeat=False``.
     """
 
-    def __init__(self, n: int, repeat: bool = True) -> None:
+    def __init__(self, n: int, repeat: bool = True, p: Sequence[float] | None = None) -> None:
         super().__init__(n)
         self.repeat = bool(repeat)
+        self.p: np.ndarray | None = None
+        if p is not None:
+            if not self.repeat:
+                raise ValueError("RandomSchedule: p= needs repeat=True")
+            self.p = validate.probabilities(p, "p", size=self.n)
+            self._cdf = np.cumsum(self.p)
 
     def __repr__(self) -> str:
-        return f"RandomSchedule(n={self.n}, repeat={self.repeat})"
+        p = "" if self.p is None else f", p={self.p.tolist()}"
+        return f"RandomSchedule(n={self.n}, repeat={self.repeat}{p})"
+
+    def draw(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """``size`` independent indices with this schedule's probabilities (one generator call).
+
+        Used for batches; it does not move the schedule's counters.
+        """
+        if self.p is None:
+            return rng.integers(self.n, size=size)
+        out: np.ndarray = np.minimum(
+            np.searchsorted(self._cdf, rng.random(size) * self._cdf[-1], side="right"),
+            self.n - 1,
+        )
+        return out
 
     def _next(self, rng: np.random.Generator) -> int:
+        if self.p is not None:
+            return int(self.draw(rng, 1)[0])
         if self.repeat or self.total_count == 0:
             return int(rng.integers(self.n))
         return self._other(rng)

@@ -1,0 +1,1 @@
+"""The task classes of neurogym-motor (one module per task family)."""

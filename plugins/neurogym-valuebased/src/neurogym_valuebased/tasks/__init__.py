@@ -1,0 +1,1 @@
+"""The task classes of neurogym-valuebased (one module per task family)."""
