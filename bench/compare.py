@@ -57,6 +57,11 @@ def _import(python: str, module: str) -> tuple[float, float]:
     return float(seconds), float(mb)
 
 
+def _has(python: str, module: str) -> bool:
+    code = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"
+    return subprocess.run([python, "-c", code], check=False).returncode == 0
+
+
 def _versions(python: str, modules: tuple[str, ...]) -> dict[str, str]:
     code = (
         "import importlib.metadata as m, platform, json;"
@@ -126,6 +131,10 @@ def collect(ours: str, upstream: str, reps: int) -> dict[str, Any]:
             calibration.append(_calibration())
             raw[side].append(_run(python, script, "--tasks", tasks))
             print(f"  rep {rep + 1}/{reps}: {side} done", file=sys.stderr)
+    if _has(ours, "stable_baselines3"):  # the rl extra: adapter vs DummyVecEnv (ours only)
+        for rep in range(reps):
+            raw.setdefault("rl", []).append(_run(ours, "rl.py"))
+            print(f"  rep {rep + 1}/{reps}: rl done", file=sys.stderr)
     imports: dict[str, list[tuple[float, float]]] = {"ours": [], "upstream": [], "gym": []}
     for _ in range(7):
         imports["ours"].append(_import(ours, "neurogym"))
@@ -204,6 +213,15 @@ def summarise(data: dict[str, Any]) -> tuple[list[tuple[str, str, str, str]], di
                  f"{y_ratio:.1f}x (median of per-task ratios)"))  # fmt: skip
     figures["yang19_new_trial"] = y_ratio
     figures["yang19_new_trial_per_task"] = {n: (y_ours[n], y_up[n]) for n in y_both}
+    if raw.get("rl"):
+        import rl
+
+        rows += [
+            (f"{w} (upstream column: DummyVecEnv)", a, b, r) for w, a, b, r in rl.rows(raw["rl"])
+        ]
+        figures["sb3_step_64"] = med(
+            [r["vec_step"]["64"]["adapter"] / r["vec_step"]["64"]["dummy"] for r in raw["rl"]]
+        )
     imp = data["imports"]
     t_ours, t_up = med([t for t, _ in imp["ours"]]), med([t for t, _ in imp["upstream"]])
     t_gym = med([t for t, _ in imp["gym"]])
@@ -228,6 +246,7 @@ TARGETS = (
     ("mixed yang19 batch B=256 >= 50x upstream Dataset over ScheduleEnvs",
      lambda f: f["mixed_256"], 50),
     ("yang19 new_trial >= 3x (median over the 20 tasks)", lambda f: f["yang19_new_trial"], 3),
+    ("SB3 VecEnv.step N=64 >= 20x DummyVecEnv", lambda f: f.get("sb3_step_64", 0.0), 20),
     ("import >= 10x faster", lambda f: f["import_speedup"], 10),
     ("import adds <= 100 ms over gymnasium", lambda f: -f["import_over_gym_ms"], -100),
     ("peak RSS < 80 MB", lambda f: -f["rss_mb"], -80),

@@ -16,3 +16,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="run the main job with its full budget (test_train.py; the mainjob nox session)",
     )
+    parser.addoption(
+        "--run-rl",
+        action="store_true",
+        help="run docs/rl.md with its full budgets and check the floors (the rl nox session)",
+    )

@@ -426,7 +426,50 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fit.add_argument("--no-figures", action="store_true", help="skip the figures")
     fit.set_defaults(run=cmd_train)
+
+    sweep = sub.add_parser(
+        "sweep",
+        help="train TASK... x --seeds, here or on Ray (needs neurogym-core[torch], [ray])",
+        description="One training run per task x seed (neurogym.train.sweep): here, one after "
+        "the other, or as Ray tasks on a local instance or a cluster (docs/scale.md).",
+    )
+    add_sweep_arguments(sweep)
+    sweep.set_defaults(run=cmd_sweep)
     return parser
+
+
+def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``neurogym sweep`` (shared with ``python -m neurogym.train.sweep``)."""
+    parser.add_argument("tasks", nargs="+", metavar="TASK", help="task ids or names")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds (0)")
+    parser.add_argument("--steps", type=_positive_int, default=1000, help="steps per run (1000)")
+    parser.add_argument(
+        "--eval-trials", type=_positive_int, default=200, help="closed-loop trials (200)"
+    )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run on Ray: a new local instance, or the cluster at ADDRESS",
+    )
+    parser.add_argument("--out", "-o", type=Path, default=None, help="write the runs as JSON")
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """One training run per task x seed (the work is in ``neurogym.train.sweep``)."""
+    for task in args.tasks:
+        _resolve(task)
+    try:
+        command = importlib.import_module("neurogym.train.sweep")
+    except ImportError as exc:
+        raise CommandError(str(exc)) from None
+    try:
+        status: int = command.run_cli(args)
+    except ImportError as exc:  # --ray without ray
+        raise CommandError(str(exc)) from None
+    return status
 
 
 def cmd_train(args: argparse.Namespace) -> int:

@@ -11,6 +11,9 @@
 * :func:`train_and_report`: both, plus the saved model, ``metrics.json`` and figures
   (``neurogym train TASK`` on the command line).
 * :class:`TrainedModel`: ``act``, ``policy()`` (for ``neurogym.plot``), ``save``, ``load``.
+* :func:`neurogym.train.sweep.sweep`: one run per task x seed, here or as Ray tasks
+  (``neurogym sweep``; docs/scale.md). :func:`evaluate` also scores stable-baselines3 models
+  (docs/rl.md).
 
 See docs/training.md.
 """

@@ -11,6 +11,7 @@ import numpy as np
 
 import neurogym
 from neurogym import validate
+from neurogym.train._sb3 import is_predict_model, predict_policy, predict_task
 
 __all__ = ["Evaluation", "baseline_policies", "evaluate", "run_closed_loop"]
 
@@ -165,6 +166,7 @@ def evaluate(
     carry_state: bool = False,
     chance: bool = True,
     env_kwargs: dict[str, Any] | None = None,
+    task: str | None = None,
 ) -> Evaluation:
     """Closed-loop performance of a trained model on its task, with chance baselines.
 
@@ -174,28 +176,33 @@ def evaluate(
     ``chance``, a random and a fixation-only policy are measured the same way.
 
     Args:
-        model: A :class:`~neurogym.train.TrainedModel`.
+        model: A :class:`~neurogym.train.TrainedModel`, or a stable-baselines3 model (PPO,
+            A2C, RecurrentPPO, ...: its ``predict`` is called deterministically for all envs
+            at once; a recurrent state restarts per trial through ``episode_start``).
         trials: Trials to run.
         seed: Seed of the evaluation envs (different from training's by default).
         carry_state: Carry the network state across trials.
         chance: Also measure the baselines.
         env_kwargs: Task arguments (default: the ones it was trained with).
+        task: The task id, for a stable-baselines3 model whose env was not made by
+            :func:`neurogym.rl.as_sb3_vec_env` (default: the model's task).
 
     Returns:
         The :class:`Evaluation`.
     """
-    kwargs = model.env_kwargs if env_kwargs is None else env_kwargs
+    if is_predict_model(model):
+        task, kwargs = predict_task(model, task, env_kwargs)
+        act, reset_state = predict_policy(model)
+    else:
+        task = model.task if task is None else task
+        kwargs = model.env_kwargs if env_kwargs is None else env_kwargs
+        act, reset_state = _act_of(model), _zero_rows
 
     def make() -> gym.Env[Any, Any]:
-        return neurogym.make(model.task, **kwargs)
-
-    def act(obs: np.ndarray, state: Any, rng: np.random.Generator) -> tuple[np.ndarray, Any]:
-        del rng
-        actions, state = model.act(obs, state)
-        return actions, state
+        return neurogym.make(task, **kwargs)
 
     perf, dicts = run_closed_loop(
-        make, act, trials, seed=seed, carry_state=carry_state, reset_state=_zero_rows
+        make, act, trials, seed=seed, carry_state=carry_state, reset_state=reset_state
     )
     baselines: dict[str, float] = {}
     if chance:
@@ -209,6 +216,17 @@ def evaluate(
         conditions=_conditions(perf, dicts),
         chance=baselines,
     )
+
+
+def _act_of(model: Any) -> BatchPolicy:
+    """A :class:`TrainedModel`'s ``act`` as a batch policy."""
+
+    def act(obs: np.ndarray, state: Any, rng: np.random.Generator) -> tuple[np.ndarray, Any]:
+        del rng
+        actions, state = model.act(obs, state)
+        return actions, state
+
+    return act
 
 
 def _zero_rows(state: Any, rows: np.ndarray) -> Any:

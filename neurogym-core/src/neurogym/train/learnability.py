@@ -98,6 +98,11 @@ def _row(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
     return {**row, "status": _status(result.performance, chance, oracle)}
 
 
+def _row_one_thread(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
+    torch.set_num_threads(1)  # a Ray worker has one CPU
+    return _row(spec, seconds, eval_trials)
+
+
 def _status(accuracy: float, chance: float, oracle: float) -> str:
     if oracle == 0:
         return "no score: the task reports no performance (info['performance'] stays 0)"
@@ -169,15 +174,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--threads", type=int, default=1, help="torch CPU threads (1: fastest for small nets)"
     )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="one Ray task per task (one CPU, one thread each): a local instance or ADDRESS",
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     specs = [s for s in neurogym.tasks() if not args.plugin or s.plugin in args.plugin]
     start = time.perf_counter()
-    rows = []
-    for spec in specs:
-        row = _row(spec, args.seconds, args.eval_trials)
-        rows.append(row)
-        print(f"{spec.name}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
+    calls = [(spec, args.seconds, args.eval_trials) for spec in specs]
+    if args.ray is None:
+        rows = [_row(*call) for call in calls]
+    else:
+        from neurogym.train.sweep import on_ray
+
+        rows = on_ray(_row_one_thread, calls, address=args.ray or None)
+    for row in rows:
+        print(f"{row['task']}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
     store = args.out.with_suffix(".json")
     rows = _merge(store, rows, {spec.plugin for spec in specs})
     store.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")

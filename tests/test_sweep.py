@@ -1,0 +1,54 @@
+"""neurogym.train.sweep and ``neurogym sweep`` run here (Ray: tests/test_scale.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+
+import pytest
+
+pytest.importorskip("torch", reason="sweeps train with neurogym.train (the torch extra)")
+
+from neurogym.cli import main as cli
+from neurogym.train import TrainConfig
+from neurogym.train.sweep import sweep
+
+PDM = "neurogym/PerceptualDecisionMaking-v0"
+DMS = "neurogym/DelayMatchSample-v0"
+
+
+def test_a_sweep_runs_the_grid_in_order_and_each_run_is_repeatable():
+    config = TrainConfig(steps=5, hidden_size=8, seed=99)  # the sweep's seeds replace 99
+    runs = sweep([PDM, DMS], [0, 1], config, eval_trials=20)
+    assert [(r["task"], r["seed"]) for r in runs] == [(PDM, 0), (PDM, 1), (DMS, 0), (DMS, 1)]
+    assert all(r["steps"] == 5 for r in runs)
+    assert runs[0]["final_loss"] != runs[1]["final_loss"]  # another seed, another run
+    assert sweep([PDM], [1], config, eval_trials=20) == [runs[1]]
+
+
+def test_bad_sweeps():
+    with pytest.raises(ValueError, match=re.escape("a sweep needs tasks and seeds")):
+        sweep([PDM], [])
+    with pytest.raises(ValueError, match="eval_trials"):
+        sweep([PDM], [0], eval_trials=0)
+
+
+def test_the_sweep_command_prints_and_writes_the_runs(tmp_path, capsys):
+    out = tmp_path / "runs.json"
+    args = ["sweep", "PerceptualDecisionMaking", "--seeds", "0", "1", "--steps", "5"]
+    assert cli([*args, "--eval-trials", "20", "--out", str(out)]) == 0
+    runs = json.loads(out.read_text())
+    assert [(r["task"], r["seed"]) for r in runs] == [(PDM, 0), (PDM, 1)]
+    printed = capsys.readouterr().out
+    assert printed.count("accuracy") == 2
+    assert cli(["sweep", "PerceptualDecisionMakin"]) == 2
+    assert "did you mean 'neurogym/PerceptualDecisionMaking-v0'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli(["sweep", PDM, "--steps", "0"])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="ray is installed")
+def test_sweeping_on_ray_without_ray_says_how_to_install_it(capsys):
+    assert cli(["sweep", PDM, "--steps", "1", "--eval-trials", "1", "--ray"]) == 1
+    assert 'pip install "neurogym-core[ray]"' in capsys.readouterr().err
