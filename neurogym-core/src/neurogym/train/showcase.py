@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--scale", type=float, default=1.0, help="multiply every training budget (1.0)"
     )
-    parser.add_argument("--eval-trials", type=int, default=400, help="closed-loop trials (400)")
+    parser.add_argument("--eval-trials", type=int, default=1000, help="closed-loop trials (1000)")
     parser.add_argument(
         "--floor",
         action="append",
