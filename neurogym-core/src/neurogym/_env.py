@@ -218,6 +218,17 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         """
         if not kwargs and self.prefetch > 1 and self.batch_native:
             return self._new_trial_from_pool()
+        if kwargs:  # a forced value may be refused: the current trial must then stay intact
+            saved, pool_row = self._save_trial_state(), self._pool_row
+            try:
+                return self._build_trial(kwargs)
+            except BaseException:
+                self._restore_trial_state(saved)
+                self._pool_row = pool_row
+                raise
+        return self._build_trial(kwargs)
+
+    def _build_trial(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         self._pool_row = None
         self._builder = builder = BatchBuilder(self, 1, kwargs)
         for attr in (self.start_t, self.end_t, self.start_ind, self.end_ind, self._duration):
