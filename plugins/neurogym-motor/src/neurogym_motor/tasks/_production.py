@@ -13,6 +13,7 @@ __all__ = [
     "MARGIN_FLOOR_MS",
     "go_target",
     "production_reward",
+    "production_step",
     "refuse_derived",
     "sampled_duration",
 ]
@@ -94,3 +95,30 @@ def refuse_derived(kwargs: Mapping[str, Any], name: str, forced_instead: str) ->
             f"{name} cannot be forced: it is derived from {forced_instead}; force "
             f"{forced_instead} instead (got {name}={kwargs[name]!r})"
         )
+
+
+def production_step(
+    task: Any, action: Any, timed_from: str
+) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    """One step of a produce-the-interval task (MotorTiming, ReadySetGo).
+
+    Going in the fixation period pays ``abort``; going in the production period ends the
+    trial with :func:`production_reward` of the time since the end of period ``timed_from``.
+    Waiting (action 0) is never scored.
+    """
+    assert task.trial is not None
+    reward, new_trial = 0.0, False
+    if action == 0:  # waiting is never scored (action 1 is the only other one)
+        return task.ob_now, reward, False, False, {"new_trial": new_trial}
+    if task.in_period("fixation"):
+        new_trial = task.abort
+        reward = task.rewards["abort"]
+    if task.in_period("production"):
+        new_trial = True
+        produced = task.t - task.end_t[timed_from]
+        reward, within = production_reward(
+            produced, float(task.trial["production"]), task.prod_margin, task.rewards
+        )
+        if within:
+            task.performance = 1
+    return task.ob_now, reward, False, False, {"new_trial": new_trial}

@@ -11,7 +11,7 @@ import neurogym as ngym
 from neurogym import BatchBuilder, spaces, validate
 from neurogym_motor.tasks._production import (
     go_target,
-    production_reward,
+    production_step,
     refuse_derived,
     sampled_duration,
 )
@@ -136,19 +136,4 @@ class ReadySetGo(ngym.TrialEnv):
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        assert self.trial is not None
-        reward, new_trial = 0.0, False
-        if action == 0:  # waiting is never scored (action 1 is the only other one)
-            return self.ob_now, reward, False, False, {"new_trial": new_trial}
-        if self.in_period("fixation"):
-            new_trial = self.abort
-            reward = self.rewards["abort"]
-        if self.in_period("production"):
-            new_trial = True
-            produced = self.t - self.end_t["measure"]
-            reward, within = production_reward(
-                produced, float(self.trial["production"]), self.prod_margin, self.rewards
-            )
-            if within:
-                self.performance = 1
-        return self.ob_now, reward, False, False, {"new_trial": new_trial}
+        return production_step(self, action, timed_from="measure")
