@@ -26,7 +26,7 @@ import torch
 
 import neurogym
 from neurogym.data import UnsupportedWrapperError, batch_source
-from neurogym.train._evaluate import evaluate
+from neurogym.train._evaluate import evaluate, run_closed_loop
 from neurogym.train._trainer import TrainConfig, train
 
 __all__ = ["LEARNED_FRACTION", "TASK_KWARGS", "main", "oracle_performance"]
@@ -45,22 +45,25 @@ TASK_KWARGS: dict[str, dict[str, Any]] = {
 def oracle_performance(
     task_id: str, trials: int = 200, seed: int = 1, env_kwargs: dict[str, Any] | None = None
 ) -> float:
-    """Closed-loop performance of an agent that plays the ground truth at every step."""
-    env: Any = neurogym.make(task_id, **(env_kwargs or {}))
-    task = env.unwrapped
-    env.reset(seed=seed)
-    scores: list[float] = []
-    steps = 0
-    while len(scores) < trials and steps < 200 * trials:
-        gt = task.gt_now
-        action = np.asarray(gt, dtype=env.action_space.dtype) if env.action_space.shape else gt
-        _, _, terminated, truncated, info = env.step(action)
-        steps += 1
-        if info.get("new_trial"):
-            scores.append(float(info.get("performance", 0.0)))
-        if terminated or truncated:
-            env.reset()
-    return float(np.mean(scores)) if scores else float("nan")
+    """Closed-loop performance of an agent that plays the ground truth at every step.
+
+    Measured with the same closed loop (envs, seeds, scoring) as the network and the chance
+    baselines in :func:`~neurogym.train.evaluate`.
+    """
+    envs: list[Any] = []
+
+    def make() -> Any:
+        env = neurogym.make(task_id, **(env_kwargs or {}))
+        envs.append(env)
+        return env
+
+    def play_ground_truth(obs: np.ndarray, state: Any, rng: Any) -> tuple[np.ndarray, Any]:
+        del obs, rng
+        actions = [env.unwrapped.gt_now for env in envs]
+        return np.array(actions, dtype=envs[0].action_space.dtype), state
+
+    perf, _ = run_closed_loop(make, play_ground_truth, trials, seed=seed)
+    return float(perf.mean())
 
 
 def _row(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
