@@ -115,7 +115,7 @@ def test_add_period_list_form_in_a_single_trial(build):
     assert env.start_ind == {"fixation": 0, "stimulus": 2, "decision": 5}
     assert env.end_ind == {"fixation": 2, "stimulus": 5, "decision": 6}
     assert env.tmax == 600
-    assert env._tmax == 600
+    assert env._current.tmax_ms == 600
     assert env.num_tr == 1
 
 
@@ -174,7 +174,7 @@ def test_before_and_after_names_and_numbers_in_a_single_trial():
     assert env.end_t["probe"] == 550
     assert env.start_ind["probe"] == 3
     assert env.end_ind["decision"] == 6
-    assert env._tmax == 650
+    assert env._current.tmax_ms == 650
     assert env.tmax == 600  # floored to dt, as upstream
     expected = zeros(1)[0]
     expected[3:5, 3] = 1
@@ -195,7 +195,7 @@ def test_explicit_durations_are_not_floored_sampled_ones_are():
     np.testing.assert_array_equal(batch.lengths, [3, 3])
     env = single(lambda e: body(e), timing=timing)
     assert env.end_t == {"a": 100.0, "x": 250.0, "b": 350.0}
-    assert env._duration == {"a": 100.0, "x": 150.0, "b": 100.0}
+    assert env._current.durations == {"a": 100.0, "x": 150.0, "b": 100.0}
     assert env.tmax == 300
 
 

@@ -76,7 +76,7 @@ class Go(TrialEnv):
         self.add_ob(1, "go", where="go")
         self.set_groundtruth(0, "fixation")
         self.set_groundtruth(1, "go")
-        trial = {"id": self.count, "fixation_ms": self._duration["fixation"]}
+        trial = {"id": self.count, "fixation_ms": self._current.durations["fixation"]}
         trial.update(kwargs)
         return trial
 
@@ -554,7 +554,7 @@ def test_rule_codes_follow_in_period():
         else NEUTRAL
         for k in range(round(env.tmax / env.dt))
     ]
-    assert env._codes == codes
+    assert env._current.codes == codes
 
 
 # =========================================================================== trial_length_stats

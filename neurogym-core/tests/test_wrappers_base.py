@@ -13,7 +13,6 @@ from wrapper_tasks import Counter, Toy
 import neurogym
 from neurogym import TrialWrapper
 from neurogym import wrappers as ngw
-from neurogym._context import current_owner
 from neurogym.hookspecs import hookimpl
 from neurogym.wrappers import RecordOnly
 
@@ -82,29 +81,48 @@ def test_wrapper_does_not_mutate_the_wrapped_env():
         "_where_cache",
         "_np_random",
         "_np_random_seed",
+        "_driven",  # a flag: a trial wrapper generates its trials
     }
+    assert task._driven is True
     assert not any(isinstance(v, TrialWrapper) for v in vars(task).values())
-    assert current_owner() is None  # ownership ends with the call
 
 
 def test_outermost_trial_wrapper_owns_generation_at_any_depth():
     task = Toy()
     inner = ForceGt(task, gt=0)
-    middle = ngw.PassAction(inner)  # a step wrapper in between
+    middle = ngw.Monitor(inner, verbose=False)  # a step wrapper that leaves observations alone
     outer = ForceGt(ConstantOb(middle, 3.0), gt=1)
+    assert (task._driven, inner._driven, outer._driven) == (True, True, False)
     outer.reset(seed=0)
     assert task.trial["ground_truth"] == 1
     assert task.trial["forced_by"] == 1
     assert (outer.calls, inner.calls) == (1, 1)  # the outer passed down through the inner
     for _ in range(5):
-        outer.step(0)
+        ob, *_ = outer.step(0)
     assert (outer.calls, inner.calls) == (2, 2)
     assert task.trial["ground_truth"] == 1
-    # Stepping the inner chain alone makes the inner wrapper the owner.
-    for _ in range(5):
-        middle.step(0)
-    assert (outer.calls, inner.calls) == (2, 3)
-    assert task.trial["ground_truth"] == 0
+    np.testing.assert_array_equal(ob, [3, 3, 3])  # the new trial's first ob, post-processed
+
+
+def test_an_inner_chain_stepped_on_its_own_names_the_problem():
+    task = Toy()
+    inner = ForceGt(task, gt=0)
+    outer = ForceGt(inner, gt=1)
+    outer.reset(seed=0)
+    for _ in range(5):  # the trial ends; only the outermost wrapper generates the next one
+        inner.step(0)
+    with pytest.raises(RuntimeError, match="step that wrapper"):
+        inner.step(0)
+    with pytest.raises(RuntimeError, match="trials come from the trial wrapper around it"):
+        task.step(0)
+    outer.new_trial()  # the outermost wrapper can always supply the next trial
+    inner.step(0)
+
+
+def test_a_step_wrapper_that_changes_observations_cannot_sit_inside_a_trial_wrapper():
+    with pytest.raises(TypeError, match="PassAction changes observations; apply PassAction"):
+        ForceGt(ngw.PassAction(Toy()), gt=1)
+    ngw.PassAction(ForceGt(Toy(), gt=1))  # outside is fine
 
 
 def test_new_trial_called_directly_passes_down_the_chain():

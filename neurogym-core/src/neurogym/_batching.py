@@ -99,14 +99,14 @@ def loop_trials(
 
     The one looped-batch path of tasks with per-trial generation and of trial wrappers that
     override ``new_trial``: forced kwargs are split per trial with :func:`row_of`, and the
-    task's current trial is restored afterwards.
+    task's current trial (one object) and trial count are restored afterwards.
     """
-    saved = task._save_trial_state()
+    saved = task._current, task.num_tr
     rows: list[tuple[TrialBatch, dict[str, Any]]] = []
     try:
         for i in range(n):
             trial = new_trial(**{key: row_of(value, i, n) for key, value in kwargs.items()})
             rows.append((task._current_builder().finish(None), trial or task.trial or {}))
     finally:
-        task._restore_trial_state(saved)
+        task._current, task.num_tr = saved
     return stack_trials(rows, task)

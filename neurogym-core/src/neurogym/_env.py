@@ -15,10 +15,9 @@ from neurogym._api import class_metadata
 from neurogym._authoring import AuthoringMixin
 from neurogym._batching import loop_trials
 from neurogym._builder import BatchBuilder, TrialBatch
-from neurogym._context import current_owner
+from neurogym._current import CurrentTrial
 from neurogym._keys import CheckedRewards
 from neurogym._prefetch import TrialPool
-from neurogym._trialbatch import gt_by_step
 from neurogym._variables import RecordOnly
 from neurogym.rules import FIXATE, RESPOND, StandardDecision
 from neurogym.timing import TimingDict
@@ -108,28 +107,15 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self.r_tmax = r_tmax
         self.t: float = 0
         self.t_ind = 0
-        self.tmax: float = 10000
-        self._tmax: float = 0.0
+        self._default_tmax: float = 10000
         self.num_tr = 0
         self.performance: float = 0
         self.rewards = {}
         self._timing = TimingDict()
         self.abort = False
-        self.trial: dict[str, Any] | None = None
-        self.start_t: dict[str, float] = {}
-        self.end_t: dict[str, float] = {}
-        self.start_ind: dict[str, int] = {}
-        self.end_ind: dict[str, int] = {}
-        self._duration: dict[str, float] = {}
+        self._current: CurrentTrial | None = None
         self._default_ob_value: float | None = None
-        self._builder: BatchBuilder | None = None
         self._pool: TrialPool | None = None
-        self._pool_row: int | None = None
-        self._ob_row: np.ndarray | None = None
-        self._gt_row: np.ndarray | None = None
-        self._gt_list: Any = []
-        self._codes: list[int] = []
-        self._has_gt = False
         self._warned_periods: set[str] = set()
         self.max_episode_steps: int | None = None
         self.trials_per_episode: int | None = None
@@ -158,19 +144,82 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     def rng(self, value: np.random.Generator) -> None:
         self.np_random = value
 
+    # ------------------------------------------------------------------ the current trial
+    # One object holds it (neurogym._current.CurrentTrial); these read and edit that object.
+    @property
+    def trial(self) -> dict[str, Any] | None:
+        """The current trial's parameters (None before the first trial)."""
+        current = self._current
+        return None if current is None else current.trial
+
+    @trial.setter
+    def trial(self, value: dict[str, Any] | None) -> None:
+        self._edited().trial = value
+
+    @property
+    def start_t(self) -> dict[str, float]:
+        """Period name to start time (ms) in the current trial."""
+        current = self._current
+        return {} if current is None else current.start_t
+
+    @property
+    def end_t(self) -> dict[str, float]:
+        """Period name to end time (ms) in the current trial."""
+        current = self._current
+        return {} if current is None else current.end_t
+
+    @property
+    def start_ind(self) -> dict[str, int]:
+        """Period name to first step index in the current trial."""
+        current = self._current
+        return {} if current is None else current.start_ind
+
+    @property
+    def end_ind(self) -> dict[str, int]:
+        """Period name to the step index after the period in the current trial."""
+        current = self._current
+        return {} if current is None else current.end_ind
+
+    @property
+    def tmax(self) -> float:
+        """The current trial's length in ms (a whole number of steps).
+
+        Setting it before any trial sets the length of trials that add no period (what tasks
+        without periods do in ``__init__``); during a trial it edits that trial (call
+        :meth:`refresh_trial` afterwards).
+        """
+        current = self._current
+        return self._default_tmax if current is None else current.tmax
+
+    @tmax.setter
+    def tmax(self, value: float) -> None:
+        current = self._current
+        if current is None:
+            self._default_tmax = value
+        else:
+            current.tmax = value
+
     @property
     def ob(self) -> np.ndarray:
         """The current trial's observations, ``(T, *obs_shape)`` (allocated on first use)."""
-        if self._ob_row is None:
-            self._ob_row = self._current_builder().ob[0]
-        return self._ob_row
+        current = self._edited()
+        if current.ob is None:
+            return self.view_ob()
+        return current.ob
 
     @property
     def gt(self) -> np.ndarray:
         """The current trial's ground truth, ``(T, *act_shape)`` (allocated on first use)."""
-        if self._gt_row is None:
-            self._gt_row = self._current_builder().gt[0]
-        return self._gt_row
+        current = self._edited()
+        if current.gt is None:
+            return self.view_groundtruth()
+        return current.gt
+
+    @property
+    def _has_gt(self) -> bool:
+        """Whether the current trial sets a ground truth."""
+        current = self._current
+        return current is not None and current.gt is not None
 
     @property
     def ob_now(self) -> str:
@@ -180,9 +229,10 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     @property
     def gt_now(self) -> Any:
         """The ground truth at the current step."""
-        if self._gt_row is None:
+        current = self._current
+        if current is None or current.gt is None:
             raise AttributeError(f"{type(self).__name__} sets no ground truth in this trial")
-        return self._gt_row[self.t_ind]
+        return current.gt[self.t_ind]
 
     @property
     def batch_native(self) -> bool:
@@ -217,79 +267,57 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             The trial dict.
         """
         if not kwargs and self.prefetch > 1 and self.batch_native:
-            return self._new_trial_from_pool()
-        if kwargs:  # a forced value may be refused: the current trial must then stay intact
-            saved, pool_row = self._save_trial_state(), self._pool_row
-            try:
-                return self._build_trial(kwargs)
-            except BaseException:
-                self._restore_trial_state(saved)
-                self._pool_row = pool_row
-                raise
-        return self._build_trial(kwargs)
+            current = self._trial_from_pool()
+        else:  # a refused forced value raises here, leaving the current trial as it was
+            current = self._built_trial(kwargs)
+        self._current = current
+        self.num_tr += 1
+        assert current.trial is not None
+        return current.trial
 
-    def _build_trial(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        self._pool_row = None
-        self._builder = builder = BatchBuilder(self, 1, kwargs)
-        for attr in (self.start_t, self.end_t, self.start_ind, self.end_ind, self._duration):
-            attr.clear()
-        self._ob_row = self._gt_row = None
-        self._tmax = 0.0
+    def _built_trial(self, kwargs: dict[str, Any]) -> CurrentTrial:
+        """One trial generated on its own (one builder pass of one trial)."""
+        builder = BatchBuilder(self, 1, kwargs)
+        previous = self._current
+        current = CurrentTrial.being_built(
+            builder, self._default_tmax, None if previous is None else previous.trial
+        )
         if self.batch_native:
             recorded = builder.record(self._new_trials(builder, **kwargs))
-            trial = {key: value[0] for key, value in recorded.items()}
-            self._sync_periods()
-        else:  # upstream-style tasks record every kwarg themselves
+            current.trial = {key: value[0] for key, value in recorded.items()}
+            current.sync_periods()
+        else:  # upstream-style tasks write through the authoring verbs into the current trial
             plain = {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
-            trial = self._new_trial(**plain)
-        self.trial = trial
-        self._load_current()
-        self.num_tr += 1
-        return trial
+            self._current = current
+            try:
+                current.trial = self._new_trial(**plain)
+            finally:
+                self._current = previous
+        current.sync_arrays()
+        self._derive_step_tables(current)
+        return current
 
-    def _new_trial_from_pool(self) -> dict[str, Any]:
+    def _trial_from_pool(self) -> CurrentTrial:
         pool = self._pool
         if pool is None or not pool.usable(self):
             pool = self._pool = TrialPool.generate(self, self.prefetch)
-        self._builder = None  # built on demand from the pool row (per-trial verbs in _step)
-        self._pool_row = row = pool.take()
-        pool.load(self, row)
-        self.num_tr += 1
-        assert self.trial is not None
-        return self.trial
+        return CurrentTrial.from_pool(pool, pool.take(), self.dt)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        if self._pool is not None:  # copies hold new attribute objects: same configuration
-            self._pool.rebind(self)
-        self._rebind_rows()
-
-    def _rebind_rows(self) -> None:
-        """Make a copy's current-trial rows views of its builder's arrays again.
-
-        Pickling and deep copies turn ``_ob_row``/``_gt_row`` (views of the builder's, or a
-        prefetch pool's, arrays) into separate arrays, so an in-place edit of the copy's trial
-        followed by :meth:`refresh_trial` (what ``ReactionTime`` does) would be lost. The
-        copied rows, edits included, are written back and viewed again.
-        """
-        ob_row, gt_row = self._ob_row, self._gt_row
-        if ob_row is None and gt_row is None:
+    def _derive_step_tables(self, current: CurrentTrial) -> None:
+        """The per-step ground truth and rule codes ``step`` reads."""
+        current.snapshot_groundtruth()
+        rule = self.rule
+        if rule is None:
+            current.codes = None
             return
-        built = self._builder is not None
-        try:
-            builder = self._current_builder()  # a pool row's builder views the pool's arrays
-        except RuntimeError:  # no current trial
-            return
-        for name, row in (("_ob", ob_row), ("_gt", gt_row)):
-            data = getattr(builder, name)
-            if row is not None and data is not None and data[0].shape == row.shape:
-                data[0] = row
-        snapshot = isinstance(self._gt_list, list)
-        self._refresh_rows()
-        if snapshot:
-            self._gt_list = gt_by_step(self._gt_row)
-        if not built:
-            self._builder = None  # as before the copy: built again on demand
+        if not isinstance(rule, StandardDecision):
+            raise TypeError(
+                f"{type(self).__name__}.rule is reserved for the declarative step rule "
+                f"(a neurogym.StandardDecision or None), got {rule!r}; store task state "
+                "under another attribute name"
+            )
+        steps = round(current.tmax / self.dt)
+        current.codes = rule.codes(current.start_t, current.end_t, steps, self.dt)
 
     def discard_prefetched(self) -> None:
         """Drops prefetched trials: the next trial is generated from the current settings.
@@ -299,25 +327,6 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         """
         self._pool = None
 
-    def _load_current(self) -> None:
-        builder = self._current_builder()
-        self._refresh_rows()
-        self._has_gt = builder._gt is not None
-        gt = self._gt_row
-        # Scalars as Python numbers (fast to compare); vector ground truths (Box actions) as
-        # one array per step, as the action space holds them.
-        self._gt_list = gt_by_step(gt)
-        rule = self.rule
-        if rule is not None:
-            if not isinstance(rule, StandardDecision):
-                raise TypeError(
-                    f"{type(self).__name__}.rule is reserved for the declarative step rule "
-                    f"(a neurogym.StandardDecision or None), got {rule!r}; store task state "
-                    "under another attribute name"
-                )
-            steps = round(self.tmax / self.dt)
-            self._codes = rule.codes(self.start_t, self.end_t, steps, self.dt)
-
     def refresh_trial(self) -> None:
         """Re-derives the per-step tables of the current trial after it was edited in place.
 
@@ -326,7 +335,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         ``start_t``/``end_t``, ``tmax`` or the ``gt`` array afterwards (the ``ReactionTime``
         wrapper, a ``_step`` that moves a period) calls this so the edit takes effect.
         """
-        self._load_current()
+        self._derive_step_tables(self._edited())
 
     def new_trials(self, n: int, **kwargs: Any) -> TrialBatch:
         """Generates ``n`` trials at once without changing the current trial.
@@ -347,30 +356,6 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     def _loop_trials(self, n: int, kwargs: dict[str, Any]) -> TrialBatch:
         return loop_trials(self, self.new_trial, n, kwargs)
 
-    _STATE = (
-        "trial", "_builder", "_ob_row", "_gt_row", "_gt_list", "_codes", "_has_gt",
-        "_tmax", "tmax", "num_tr", "start_t", "end_t", "start_ind", "end_ind", "_duration",
-    )  # fmt: skip
-
-    def _save_trial_state(self) -> dict[str, Any]:
-        return {name: copy.copy(getattr(self, name)) for name in self._STATE}
-
-    def _restore_trial_state(self, state: dict[str, Any]) -> None:
-        for name, value in state.items():
-            setattr(self, name, value)
-
-    def _next_trial(self) -> None:
-        """Generates the next trial, through the outermost trial wrapper of this call if any.
-
-        See :mod:`neurogym._context`: trial wrappers own trial generation during their
-        ``step``/``reset`` calls without being stored on the env.
-        """
-        owner = current_owner()
-        if owner is None:
-            self.new_trial()
-        else:
-            owner.new_trial()
-
     def _warn_empty_period(self, period: str, spec: Any) -> None:
         if period not in self._warned_periods:
             self._warned_periods.add(period)
@@ -387,6 +372,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Starts a new episode: seeds ``rng`` (if ``seed``) and generates the first trial.
 
+        A task driven by a trial wrapper (``_driven``) leaves the first trial to that wrapper.
+
         Returns:
             The first trial's first observation (no hidden step) and an empty info dict.
         """
@@ -394,19 +381,29 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._action_bounds = discrete_bounds(self.action_space)
         self._reset_done = True
         self._pool = None
+        self._current = None
         self.num_tr = 0
         self.t = 0
         self.t_ind = 0
         self.performance = 0
         self._episode_steps = 0
         self._trials_done = 0
-        self._next_trial()
-        return self._current_observation(), {}
+        if self._driven:  # a placeholder: the wrapper returns its first trial's observation
+            space = self.observation_space
+            return np.zeros(space.shape or (), dtype=space.dtype), {}
+        self.new_trial()
+        return self.current_observation(), {}
 
-    def _current_observation(self) -> np.ndarray:
-        if self._ob_row is None or self._ob_row.shape[0] == 0:
+    def current_observation(self) -> np.ndarray:
+        """The observation at the current step of the current trial (a copy).
+
+        What ``reset`` returns, and what a trial wrapper returns at a trial boundary it
+        generated. Tasks whose ``post_step`` changes observations override it to match.
+        """
+        current = self._current
+        if current is None or current.ob is None or current.ob.shape[0] == 0:
             return self.initial_observation()
-        ob: np.ndarray = self._ob_row[self.t_ind].copy()
+        ob: np.ndarray = current.ob[self.t_ind].copy()
         return ob
 
     def initial_observation(self) -> np.ndarray:
@@ -415,12 +412,20 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         fill = 0 if self._default_ob_value is None else self._default_ob_value
         return np.full(space.shape or (), fill, dtype=space.dtype)
 
+    _driven: bool = False
+    """True once a trial wrapper generates this task's trials (``neurogym.TrialWrapper``):
+    at a trial boundary and in ``reset`` the task then leaves the next trial to the outermost
+    trial wrapper of its chain, which generates it through the chain and returns its first
+    observation (``docs/architecture.md`` §8)."""
+
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Advances one ``dt``; see ``docs/architecture.md`` §5 for the exact contract.
 
         Raises:
             gymnasium.error.ResetNeeded: If the env was never reset.
             neurogym.errors.InvalidActionError: If ``action_space.contains(action)`` is False.
+            RuntimeError: If the task is driven by a trial wrapper and was stepped directly
+                at a trial boundary (there is no next trial: step the wrapper).
         """
         bounds = self._action_bounds
         if bounds is None:  # a Box space, or not reset yet
@@ -431,30 +436,50 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             except TypeError:
                 index = bounds[1]  # not an integer: the check below names the problem
             action = index if bounds[0] <= index < bounds[1] else checked_action(self, action)
+        current = self._current
+        if current is None:
+            raise self._no_trial_error()
         ob, reward, terminated, truncated, info = self._step(action)
         new_trial = info.setdefault("new_trial", False)
         t_ind = self.t_ind
-        if self._has_gt and "gt" not in info:
-            info["gt"] = self._gt_list[t_ind]
+        if current.gt is not None and "gt" not in info:
+            info["gt"] = current.gt_list[t_ind]
         self.t_ind = t_ind = t_ind + 1
         dt = self.dt
         self.t = t = t_ind * dt
-        if not new_trial and t + dt > self.tmax + 1e-9 * dt:
+        if not new_trial and t + dt > current.tmax + 1e-9 * dt:
             info["new_trial"] = new_trial = True
             reward += self.r_tmax
         if new_trial:
             terminated = self._end_trial(info) or terminated
-        if ob is OBNOW:
-            ob_row = self._ob_row
-            if ob_row is None:
-                raise RuntimeError(
-                    f"{type(self).__name__}._step returned ob_now but the trial has no ob array"
-                )
-            ob = ob_row[self.t_ind].copy()
+        if ob is OBNOW:  # the next trial's first (driven: the wrapper's trial replaces it)
+            ob = self._observation_at(self.t_ind)
         if self.max_episode_steps is not None:
             self._episode_steps += 1
             truncated = truncated or self._episode_steps >= self.max_episode_steps
-        return self.post_step(ob, reward, terminated, truncated, info)
+        result = self.post_step(ob, reward, terminated, truncated, info)
+        if new_trial and self._driven:
+            self._current = None  # the wrapper generates the next trial now
+        return result
+
+    def _observation_at(self, t_ind: int) -> np.ndarray:
+        current = self._current
+        assert current is not None
+        if current.ob is None:
+            raise RuntimeError(
+                f"{type(self).__name__}._step returned ob_now but the trial has no ob array"
+            )
+        ob: np.ndarray = current.ob[t_ind].copy()
+        return ob
+
+    def _no_trial_error(self) -> RuntimeError:
+        if self._driven:
+            return RuntimeError(
+                f"{type(self).__name__} has no current trial: its trials come from the trial "
+                "wrapper around it, which generates the next trial at each trial boundary; "
+                "step that wrapper (the env neurogym.make returned), not env.unwrapped"
+            )
+        return RuntimeError(f"{type(self).__name__} has no current trial: call reset() first")
 
     def _end_trial(self, info: dict[str, Any]) -> bool:
         info["performance"] = self.performance
@@ -462,7 +487,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self.t = 0
         self.t_ind = 0
         self._trials_done += 1
-        self._next_trial()
+        if not self._driven:
+            self.new_trial()
         self.performance = 0
         limit = self.trials_per_episode
         return limit is not None and self._trials_done >= limit
@@ -475,7 +501,11 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
                 f"{type(self).__name__} must implement _step(action) or declare a rule"
             )
         t_ind = self.t_ind
-        code = self._codes[t_ind]
+        current = self._current
+        assert current is not None
+        codes = current.codes
+        assert codes is not None
+        code = codes[t_ind]
         if not code or action == rule.fixation_action:
             return OBNOW, 0.0, False, False, {"new_trial": False}
         reward: float = 0.0
@@ -485,7 +515,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             new_trial = self.abort
         elif code == RESPOND:
             new_trial = True
-            if action == self._gt_list[t_ind]:
+            if action == current.gt_list[t_ind]:
                 reward = self.rewards["correct"]
                 self.performance = 1
             else:

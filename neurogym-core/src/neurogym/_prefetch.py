@@ -7,11 +7,16 @@ is still fixed by ``reset(seed=...)``: trial ``k`` after a reset is row ``k % K`
 ``k // K``-th batch.
 
 A pool is discarded (and the next trial generated afresh) when it is used up, on ``reset``,
-when a public attribute of the env is reassigned (``env.cohs = [...]``: every such attribute is
-fingerprinted by identity) and when ``env.timing`` changes. Trials forced with kwargs
-(``new_trial(ground_truth=1)``) are generated on their own and leave the pool alone. Changes
-*inside* an attribute's value (``env.cohs[0] = 5``) cannot be seen: call
-:meth:`~neurogym.TrialEnv.discard_prefetched` after such an edit.
+and when the env's configuration is no longer the one the pool was generated from. The rule:
+**a pool remembers the objects of its configuration** (the value of every public attribute
+that is not per-step or per-trial state, and the number of edits of ``timing``) and serves
+trials while the env still holds those same objects. Reassigning an attribute
+(``env.cohs = [...]``) or editing ``timing`` is therefore seen; a copy or an unpickled env keeps
+a valid pool, because copying maps the pool's references to the copy's own attributes.
+Trials forced with kwargs (``new_trial(ground_truth=1)``) are generated on their own and leave
+the pool alone. Changes *inside* an attribute's value (``env.cohs[0] = 5``) cannot be seen
+without comparing values every trial: call :meth:`~neurogym.TrialEnv.discard_prefetched`
+after such an edit.
 
 Only tasks whose trial generation keeps no state across trials may opt in (a block counter
 advanced by ``_new_trials`` would skip the positions of discarded trials).
@@ -23,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neurogym._trialbatch import _to_steps, gt_by_step
+from neurogym._builder import BatchBuilder
+from neurogym._trialbatch import _to_steps
 
 if TYPE_CHECKING:
     from neurogym._builder import TrialBatch
@@ -33,17 +39,26 @@ __all__ = ["TrialPool"]
 
 # Attributes that change while an env runs; they do not describe how trials are generated.
 DYNAMIC_ATTRIBUTES = frozenset(
-    {
-        "t", "t_ind", "tmax", "num_tr", "performance", "trial", "start_t", "end_t",
-        "start_ind", "end_ind", "max_episode_steps", "trials_per_episode", "r_tmax",
-    }
-)  # fmt: skip
+    {"t", "t_ind", "num_tr", "performance", "max_episode_steps", "trials_per_episode", "r_tmax"}
+)
 
 
-def _fingerprint(env: TrialEnv) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+# Numbers are compared by value: pickling does not keep their identity (it keeps every other
+# object's, shared references included), so an unpickled env keeps its pool.
+_BY_VALUE = (int, float, complex)
+
+
+def _same(held: Any, generated_with: Any) -> bool:
+    return held is generated_with or (
+        type(held) in _BY_VALUE and type(held) is type(generated_with) and held == generated_with
+    )
+
+
+def _configuration(env: TrialEnv) -> tuple[tuple[str, ...], tuple[Any, ...], int]:
+    """The env's configuration objects: public attribute names, their values, timing edits."""
     state = vars(env)
     names = tuple(k for k in state if k[0] != "_" and k not in DYNAMIC_ATTRIBUTES)
-    return names, tuple(id(state[k]) for k in names), env.timing.version
+    return names, tuple(state[k] for k in names), env.timing.version
 
 
 class TrialPool:
@@ -58,26 +73,26 @@ class TrialPool:
         self.batch = batch
         self.size = batch.size
         self.next = 0
-        self.names, self.ids, self.timing_version = _fingerprint(env)
+        self.names, self.values, self.timing_version = _configuration(env)
         self.lengths: list[int] = batch.lengths.tolist()
-        self.start_t = {name: values.tolist() for name, values in batch.start_t.items()}
-        self.end_t = {name: values.tolist() for name, values in batch.end_t.items()}
-        ends = list(batch.end_t.values())
+        starts = {name: values.tolist() for name, values in batch.start_t.items()}
+        ends = {name: values.tolist() for name, values in batch.end_t.items()}
+        end_arrays = list(batch.end_t.values())
         self.tmax: list[float] = (
-            np.max(np.stack(ends), axis=0).tolist() if ends else [0.0] * self.size
+            np.max(np.stack(end_arrays), axis=0).tolist() if end_arrays else [0.0] * self.size
         )
-        # per period, per row: start_t, end_t, start_ind, end_ind, duration (what load sets)
+        # per period: its name and, per row, start_t, end_t, start_ind, end_ind, duration
         dt = env.dt
         self.periods = [
             (
                 name,
-                starts,
-                ends,
+                starts[name],
+                ends[name],
                 _to_steps(batch.start_t[name], dt).tolist(),
                 _to_steps(batch.end_t[name], dt).tolist(),
                 (batch.end_t[name] - batch.start_t[name]).tolist(),
             )
-            for (name, starts), ends in zip(self.start_t.items(), self.end_t.values(), strict=True)
+            for name in starts
         ]
         keys = list(batch.trial)
         columns = [batch.trial[k] for k in keys]
@@ -85,18 +100,21 @@ class TrialPool:
             {key: column[i] for key, column in zip(keys, columns, strict=True)}
             for i in range(self.size)
         ]
+        self.gt_lists = self._gt_lists(batch)
         rule = env.rule
         self.codes: list[list[int]] | None = None
         if rule is not None:
             grid = rule.code_grid(batch.start_t, batch.end_t, batch.lengths, float(env.dt))
             self.codes = [grid[i, : self.lengths[i]].tolist() for i in range(self.size)]
 
-    def rebind(self, env: TrialEnv) -> None:
-        """Fingerprints ``env`` afresh (after a copy or unpickling).
-
-        A copy's attributes are new objects with the same contents, so the pool stays valid.
-        """
-        self.names, self.ids, self.timing_version = _fingerprint(env)
+    def _gt_lists(self, batch: TrialBatch) -> list[Any]:
+        """Each row's ground truth per step, as ``step`` compares it with actions."""
+        gt = batch.gt
+        if gt is None:
+            return [[] for _ in range(self.size)]
+        if gt.ndim == 2:  # scalar actions: Python numbers, fast to compare
+            return [row[:steps] for row, steps in zip(gt.tolist(), self.lengths, strict=True)]
+        return [list(gt[i, :steps]) for i, steps in enumerate(self.lengths)]
 
     @classmethod
     def generate(cls, env: TrialEnv, size: int) -> TrialPool:
@@ -104,12 +122,13 @@ class TrialPool:
         return cls(env, env.new_trials(size))
 
     def usable(self, env: TrialEnv) -> bool:
-        """Whether a trial is left and the env's configuration is unchanged since generation."""
+        """Whether a trial is left and the env holds the configuration it was generated from."""
         if self.next >= self.size or env.timing.version != self.timing_version:
             return False
         state = vars(env)
         try:
-            return tuple(map(id, map(state.__getitem__, self.names))) == self.ids
+            current = map(state.__getitem__, self.names)
+            return all(map(_same, current, self.values))
         except KeyError:  # an attribute was deleted
             return False
 
@@ -119,41 +138,15 @@ class TrialPool:
         self.next += 1
         return row
 
-    def load(self, env: TrialEnv, row: int) -> None:
-        """Makes row ``row`` the env's current trial (upstream's per-trial state)."""
-        batch, steps, dt = self.batch, self.lengths[row], env.dt
-        env._ob_row = None if batch.ob is None else batch.ob[row, :steps]
-        gt = None if batch.gt is None else batch.gt[row, :steps]
-        env._gt_row = gt
-        env._has_gt = gt is not None
-        env._gt_list = gt_by_step(gt)
-        start_t, end_t = env.start_t, env.end_t
-        start_ind, end_ind, duration = env.start_ind, env.end_ind, env._duration
-        for container in (start_t, end_t, start_ind, end_ind, duration):
-            container.clear()
-        for name, starts, ends, start_inds, end_inds, durations in self.periods:
-            start_t[name] = starts[row]
-            end_t[name] = ends[row]
-            start_ind[name] = start_inds[row]
-            end_ind[name] = end_inds[row]
-            duration[name] = durations[row]
-        env._tmax = self.tmax[row]
-        env.tmax = steps * dt
-        env.trial = self.trials[row]
-        if self.codes is not None:
-            env._codes = self.codes[row]
-
-    def row_builder(self, env: TrialEnv, row: int) -> Any:
+    def row_builder(self, env: TrialEnv, row: int) -> BatchBuilder:
         """A one-trial builder whose arrays are views of row ``row`` (for in-step edits)."""
-        from neurogym._builder import BatchBuilder
-
         batch, steps = self.batch, self.lengths[row]
         builder = BatchBuilder(env, 1, {})
         builder._ob = None if batch.ob is None else batch.ob[row : row + 1, :steps]
         builder._gt = None if batch.gt is None else batch.gt[row : row + 1, :steps]
         builder._mask = batch.mask[row : row + 1, :steps]
-        builder.start_t = {name: values[row] for name, values in self.start_t.items()}
-        builder.end_t = {name: values[row] for name, values in self.end_t.items()}
+        builder.start_t = {name: starts[row] for name, starts, *_ in self.periods}
+        builder.end_t = {name: ends[row] for name, _, ends, *_ in self.periods}
         builder.tmax_ms = self.tmax[row]
         builder.trial = {key: column[row : row + 1] for key, column in batch.trial.items()}
         return builder

@@ -49,7 +49,7 @@ def native_obstacle(env: gym.Env[Any, Any]) -> str | None:
     cls = type(env)
     if not isinstance(env.rule, StandardDecision):
         return f"{cls.__name__} declares no StandardDecision rule"
-    for name in ("_step", "step", "post_step", "new_trial", "_next_trial"):
+    for name in ("_step", "step", "post_step", "new_trial"):
         if getattr(cls, name) is not getattr(TrialEnv, name):
             return f"{cls.__name__} overrides {name}()"
     if not env.batch_native:

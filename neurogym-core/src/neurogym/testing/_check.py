@@ -14,6 +14,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.utils.env_checker import check_env
 
+from neurogym._contract import task_alone
+
 __all__ = ["TaskCheckError", "check_task"]
 
 # gymnasium warnings that are informational for neurogym tasks (upstream's spaces are
@@ -105,7 +107,7 @@ class _Checker:
     def gymnasium_checker(self) -> None:
         env = self.factory()
         with _quiet_informational() as caught:
-            check_env(env.unwrapped, skip_render_check=True)
+            check_env(task_alone(env), skip_render_check=True)
         if caught:
             messages = "; ".join(str(w.message) for w in caught)
             raise AssertionError(f"gymnasium's check_env warned: {messages}")
@@ -155,9 +157,10 @@ class _Checker:
                 self._trial_arrays(task)
 
     def _trial_arrays(self, task: Any) -> None:
-        if getattr(task, "_ob_row", None) is None:
+        current = task._current  # None if a trial wrapper generates the next trial
+        if current is None or current.ob is None:
             return
-        ob, steps = task.ob, round(task.tmax / task.dt)
+        ob, steps = current.ob, round(current.tmax / task.dt)
         obs_space = task.observation_space
         # A wrapper may end trials early (ReactionTime lowers tmax): the ob array may be longer
         # than the trial, never shorter.
@@ -167,10 +170,10 @@ class _Checker:
             )
         if ob.dtype != obs_space.dtype:
             raise AssertionError(f"ob dtype {ob.dtype} differs from the space's {obs_space.dtype}")
-        if task._gt_row is not None and task.gt.shape[0] != ob.shape[0]:
-            raise AssertionError(f"gt has {task.gt.shape[0]} steps, ob has {ob.shape[0]}")
-        for name, start in task.start_ind.items():
-            end = task.end_ind[name]
+        if current.gt is not None and current.gt.shape[0] != ob.shape[0]:
+            raise AssertionError(f"gt has {current.gt.shape[0]} steps, ob has {ob.shape[0]}")
+        for name, start in current.start_ind.items():
+            end = current.end_ind[name]
             if not 0 <= start <= end <= ob.shape[0]:
                 raise AssertionError(
                     f"period {name!r} spans steps [{start}, {end}) of {ob.shape[0]}"

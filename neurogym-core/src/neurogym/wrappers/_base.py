@@ -1,10 +1,14 @@
 """``TrialWrapper``: the base of wrappers that take part in trial generation.
 
-How it works (``docs/architecture.md`` §8): a trial wrapper's ``step`` and ``reset`` make it
-the *trial owner* of the call (:mod:`neurogym._context`) unless an outer trial wrapper already
-is. When the task reaches a trial boundary inside that call, ``TrialEnv`` asks the owner for
-the next trial, and each wrapper's ``new_trial`` passes the request down its chain. Nothing is
-stored on the wrapped env and no attribute is forwarded, so any nesting works.
+How it works (``docs/architecture.md`` §8): the outermost trial wrapper of a chain generates
+the chain's trials. When a trial wrapper is made, it marks the trial source it wraps (the next
+trial wrapper down the chain, or the task) as *driven*: a driven task does not generate its
+next trial at a trial boundary or in ``reset``, and a driven trial wrapper leaves it to the
+wrapper outside it. The one wrapper left undriven, the outermost, sees the boundary in the
+step result (``info["new_trial"]``), calls its own :meth:`TrialWrapper.new_trial` (which
+passes the request down the chain, each wrapper adding what it does) and returns the new
+trial's first observation. The mark is a flag, not a reference: nothing on the wrapped env
+points back at a wrapper, and no call-stack state decides what a step does.
 """
 
 from __future__ import annotations
@@ -15,10 +19,9 @@ import gymnasium as gym
 
 from neurogym._batching import loop_trials
 from neurogym._builder import TrialBatch
-from neurogym._context import claim_trials, owning_trials, release_trials
 from neurogym._env import TrialEnv
 
-__all__ = ["TrialWrapper", "check_switchable", "observation_now", "trial_source"]
+__all__ = ["TrialWrapper", "check_switchable", "drive", "observation_now", "trial_source"]
 
 
 def _require_trial_env(env: gym.Env[Any, Any], who: str) -> TrialEnv:
@@ -60,11 +63,11 @@ def _changes_observation(wrapper: gym.Wrapper[Any, Any, Any, Any]) -> bool:
 
 
 def check_switchable(env: gym.Env[Any, Any], who: str) -> None:
-    """Checks that ``env`` can be switched to at a trial boundary by ``who``.
+    """Checks that ``who``, a trial wrapper, can generate ``env``'s trials.
 
-    A wrapper that switches envs returns the new env's first observation itself (the new env
-    was not stepped), computed by :func:`observation_now`. That works through trial wrappers
-    (they implement ``current_observation``) and through step wrappers that leave the
+    A trial wrapper returns the first observation of each trial it generates itself (the env
+    was not stepped into it), computed by :func:`observation_now`. That works through trial
+    wrappers (they implement ``current_observation``) and through step wrappers that leave the
     observation alone, but not through step wrappers that change it.
 
     Raises:
@@ -93,7 +96,7 @@ def observation_now(env: gym.Env[Any, Any]) -> Any:
         if isinstance(current, TrialWrapper):
             return current.current_observation()
         if isinstance(current, TrialEnv):
-            return current._current_observation()
+            return current.current_observation()
         if not isinstance(current, gym.Wrapper):
             raise TypeError(f"{env} does not end in a neurogym TrialEnv")
         current = current.env
@@ -111,22 +114,31 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
                 kwargs["ground_truth"] = 0
                 return super().new_trial(**kwargs)
 
-    The wrapper is used wherever it sits in a chain: the task asks the outermost trial wrapper
-    of each ``step``/``reset`` call for its next trial. A subclass that overrides ``step`` or
-    ``reset`` must call ``super()``'s (that is what makes it the owner of the call); one that
-    changes the observation in ``step`` must also override :meth:`current_observation`.
+    The outermost trial wrapper of a chain generates every trial (at each trial boundary and
+    in ``reset``), through :meth:`new_trial` down the chain, so each wrapper takes part
+    wherever it sits. A subclass that overrides ``step`` or ``reset`` must call ``super()``'s
+    (that is where the next trial is generated); one that changes the observation in ``step``
+    must also override :meth:`current_observation`. Step wrappers between this wrapper and
+    the task must leave observations alone (apply those outside it).
 
     Args:
         env: The env to wrap; ``env.unwrapped`` must be a :class:`~neurogym.TrialEnv`.
 
     Raises:
-        TypeError: If ``env.unwrapped`` is not a ``TrialEnv``.
+        TypeError: If ``env.unwrapped`` is not a ``TrialEnv``, or a step wrapper between this
+            wrapper and the task changes observations.
     """
 
+    _driven: bool = False
+    """True once an outer trial wrapper generates this wrapper's trials (see the module)."""
+
     def __init__(self, env: gym.Env[Any, Any]) -> None:
-        _require_trial_env(env, type(self).__name__)
+        who = type(self).__name__
+        _require_trial_env(env, who)
+        check_switchable(env, who)
         super().__init__(env)
         self._source = trial_source(env)
+        drive(self._source)
 
     @property
     def task(self) -> TrialEnv:
@@ -186,25 +198,29 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
 
     # ------------------------------------------------------------------ gymnasium API
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Steps the wrapped env, generating any new trial through the outermost trial wrapper."""
-        token = claim_trials(self)
-        try:
-            return self.env.step(action)
-        finally:
-            release_trials(token)
+        """Steps the wrapped env; the outermost trial wrapper generates the next trial.
+
+        At a trial boundary, this wrapper (if no trial wrapper is outside it) calls
+        :meth:`new_trial` and returns the new trial's first observation.
+        """
+        ob, reward, terminated, truncated, info = self.env.step(action)
+        if not self._driven and info.get("new_trial"):
+            self.new_trial()
+            ob = self.current_observation()
+        return ob, reward, terminated, truncated, info
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Resets the wrapped env; its first trial is generated through this chain.
+        """Resets the wrapped env; the outermost trial wrapper generates the first trial.
 
-        A wrapper that overrides :meth:`current_observation` (because its ``step`` changes the
-        observation) returns that observation here too, so reset and step agree.
+        Returns:
+            The first observation (:meth:`current_observation`) and the wrapped env's info.
         """
         self.reset_state()
-        with owning_trials(self):
-            ob, info = self.env.reset(seed=seed, options=options)
-        if type(self).current_observation is not TrialWrapper.current_observation:
+        ob, info = self.env.reset(seed=seed, options=options)
+        if not self._driven:
+            self.new_trial()
             ob = self.current_observation()
         return ob, info
 
@@ -215,6 +231,11 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
         drawn lazily in the first ``new_trial`` after this, from ``self.task.rng``: the reset
         re-seeds that generator only after this method ran.
         """
+
+
+def drive(source: TrialWrapper | TrialEnv) -> None:
+    """Marks ``source`` as driven: a trial wrapper outside it generates its trials."""
+    source._driven = True
 
 
 def _switcher_in(env: gym.Env[Any, Any]) -> str | None:

@@ -4,7 +4,7 @@
 it. Both step the active env, switch envs only at trial boundaries (returning the new env's
 first observation), keep one observation shape throughout, optionally append a one-hot *rule*
 input naming the active env, and nest: a ``ScheduleEnvs`` of ``ScheduleEnvs`` works at any
-depth because the outermost one of each call generates the trials (upstream bug 6).
+depth because the outermost trial wrapper generates every trial (upstream bug 6).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import numpy as np
 
 from neurogym import spaces
 from neurogym._builder import TrialBatch
-from neurogym._context import claim_trials, current_owner, detached_trials, release_trials
 from neurogym.wrappers._base import (
     TrialWrapper,
     check_switchable,
+    drive,
     observation_now,
     trial_source,
 )
@@ -117,6 +117,8 @@ class MultiEnvs(TrialWrapper):
         _check_same_spaces(envs, who)
         self.envs = envs
         self._sources = [trial_source(env) for env in envs]
+        for source in self._sources:  # this wrapper (or one outside it) generates their trials
+            drive(source)
         self.i_env = 0
         self._next_i: int | None = None
         self.env_input = bool(env_input)
@@ -178,15 +180,16 @@ class MultiEnvs(TrialWrapper):
         return np.concatenate((ob, self._rules[self.i_env]))
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Steps the active env; at a switch, returns the new env's first observation."""
-        token = claim_trials(self)
-        try:
-            i = self.i_env
-            ob, reward, terminated, truncated, info = self.envs[i].step(action)
-            if self.i_env != i:
-                ob = observation_now(self.envs[self.i_env])
-        finally:
-            release_trials(token)
+        """Steps the active env; generates the next trial at a trial boundary.
+
+        Unless an outer trial wrapper generates the trials, the next trial (possibly in another
+        env) is generated here and its first observation returned.
+        """
+        ob, reward, terminated, truncated, info = self.envs[self.i_env].step(action)
+        if info.get("new_trial") and not self._driven:
+            self.new_trial()
+            ob = self.current_observation()
+            return ob, reward, terminated, truncated, info
         return self._with_rule(ob), reward, terminated, truncated, info
 
     def reset(
@@ -194,21 +197,19 @@ class MultiEnvs(TrialWrapper):
     ) -> tuple[Any, dict[str, Any]]:
         """Resets every env (seeded with :func:`child_seeds`), then generates the first trial.
 
-        The first trial is generated through the outermost trial wrapper of the call, like
+        Each env first generates a trial of its own through its own chain (so every env has a
+        current trial); then the outermost trial wrapper generates the first trial, like
         every later one.
         """
         self.reset_state()
-        token = claim_trials(self)
-        try:
-            with detached_trials():
-                for env, child in zip(self.envs, child_seeds(seed, len(self.envs)), strict=True):
-                    env.reset(seed=child, options=options)
-            owner = current_owner()
-            assert owner is not None  # this call or an outer one owns it
-            owner.new_trial()
-            return self.current_observation(), {}
-        finally:
-            release_trials(token)
+        for env, source, child in zip(
+            self.envs, self._sources, child_seeds(seed, len(self.envs)), strict=True
+        ):
+            env.reset(seed=child, options=options)
+            source.new_trial()
+        if not self._driven:
+            self.new_trial()
+        return self.current_observation(), {}
 
     def __str__(self) -> str:
         inner = "".join(f"\n\t{line}" for env in self.envs for line in str(env).splitlines())

@@ -1,0 +1,88 @@
+"""The current trial is one object, and prefetched trials follow one rule (issue #12)."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from data_tasks import PrefetchTask, VarTask
+
+from neurogym._current import CurrentTrial
+
+
+def test_each_trial_boundary_replaces_the_current_trial_as_one_object():
+    env = VarTask()
+    env.reset(seed=0)
+    first = env._current
+    assert isinstance(first, CurrentTrial)
+    assert env.trial is first.trial
+    assert env.start_t is first.start_t
+    assert env.tmax == first.tmax
+    np.testing.assert_array_equal(env.ob, first.ob)
+    env.new_trial()
+    assert env._current is not first
+    assert env.trial is env._current.trial
+    assert set(vars(env)).isdisjoint({"trial", "start_t", "end_t", "tmax", "ob", "gt"})
+
+
+def test_a_refused_forced_value_keeps_the_same_current_trial_object():
+    env = VarTask()
+    env.reset(seed=0)
+    before = env._current
+    with pytest.raises(ValueError, match="cohh"):
+        env.new_trial(cohh=0.5)
+    assert env._current is before
+
+
+@pytest.mark.parametrize("env_class", [VarTask, PrefetchTask])
+def test_batches_restore_the_current_trial_object_and_count(env_class):
+    env = env_class()
+    env.reset(seed=0)
+    before, count = env._current, env.num_tr
+    env._loop_trials(3, {})
+    assert env._current is before
+    assert env.num_tr == count
+
+
+def _ground_truths(env, n):
+    return [int(env.new_trial()["ground_truth"]) for _ in range(n)]
+
+
+def test_prefetched_trials_are_dropped_when_an_attribute_is_reassigned():
+    env = PrefetchTask()
+    env.reset(seed=0)
+    env.new_trial()  # mid-block: 2 of 4 prefetched trials left
+    env.cohs = np.array([0.7])
+    assert {float(env.new_trial()["coh"]) for _ in range(6)} == {0.7}
+
+
+def test_prefetched_trials_are_dropped_when_timing_is_edited_in_place():
+    env = PrefetchTask()
+    env.reset(seed=0)
+    env.timing["decision"] = 300
+    env.new_trial()
+    assert env.end_t["decision"] - env.start_t["decision"] == 300
+
+
+def test_an_edit_inside_an_attribute_needs_discard_prefetched():
+    env = PrefetchTask()
+    env.reset(seed=0)  # trials 1-4 are prefetched
+    env.cohs[:] = 0.9
+    seen = [float(env.new_trial()["coh"]) for _ in range(3)]  # trials 2-4: the old values
+    assert 0.9 not in seen
+    env.discard_prefetched()
+    assert {float(env.new_trial()["coh"]) for _ in range(6)} == {0.9}
+
+
+@pytest.mark.parametrize("clone", [lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy])
+def test_a_copy_keeps_its_prefetched_trials(clone):
+    env = PrefetchTask()
+    env.sigma = 0.25  # a number: pickling does not keep its identity, only its value
+    env.reset(seed=4)
+    env.new_trial()
+    other = clone(env)
+    assert other._pool is not None
+    assert other._pool.usable(other)
+    assert _ground_truths(other, 8) == _ground_truths(env, 8)
