@@ -10,6 +10,7 @@ import functools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from neurogym._env import use_metadata_source
 from neurogym._plugins import build_plugin_manager, registry_from_plugins
 from neurogym._registry import Registry, WrapperRequest
 from neurogym._specs import TaskSpec, WrapperSpec
@@ -62,6 +63,9 @@ def class_metadata(cls: type) -> dict[str, Any]:
     own: dict[str, Any] = dict(getattr(cls, "metadata", {}))
     spec = get_registry().spec_for_entry_point(f"{cls.__module__}:{cls.__qualname__}")
     return own if spec is None else {**own, **spec.metadata}
+
+
+use_metadata_source(class_metadata)  # the env layer gets the lookup without importing this
 
 
 def make(

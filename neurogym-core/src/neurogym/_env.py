@@ -5,13 +5,13 @@ from __future__ import annotations
 import copy
 import operator
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 
 from neurogym._actions import checked_action, discrete_bounds
-from neurogym._api import class_metadata
 from neurogym._authoring import AuthoringMixin
 from neurogym._batching import loop_trials
 from neurogym._builder import BatchBuilder, TrialBatch
@@ -37,6 +37,23 @@ def _is_positive_number(value: object) -> bool:
         and not isinstance(value, bool)
         and bool(value > 0)
     )
+
+
+def _own_metadata(cls: type) -> dict[str, Any]:
+    return dict(getattr(cls, "metadata", {}))
+
+
+_metadata_of: Callable[[type], dict[str, Any]] = _own_metadata
+
+
+def use_metadata_source(source: Callable[[type], dict[str, Any]]) -> None:
+    """Sets where a task instance's ``metadata`` comes from (called once, by ``neurogym._api``).
+
+    The env layer does not import the registry: the registry layer hands it the lookup (a
+    class's own ``metadata`` plus the paper, tags and description of the spec naming it).
+    """
+    global _metadata_of  # wiring, done once at import
+    _metadata_of = source
 
 
 class EmptyPeriodWarning(UserWarning):
@@ -100,7 +117,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
 
     def __init__(self, dt: float = 100, r_tmax: float = 0) -> None:
         super().__init__()
-        self.metadata = class_metadata(type(self))
+        self.metadata = _metadata_of(type(self))
         if not _is_positive_number(dt) or not np.isfinite(dt):
             raise ValueError(f"dt must be a finite number of ms > 0, got {dt!r}")
         self.dt = dt
