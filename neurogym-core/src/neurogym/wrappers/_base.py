@@ -9,19 +9,28 @@ stored on the wrapped env and no attribute is forwarded, so any nesting works.
 
 from __future__ import annotations
 
-from typing import Any, SupportsFloat
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 
 from neurogym._batching import loop_trials
 from neurogym._builder import TrialBatch
+from neurogym._chain import iter_chain
 from neurogym._context import claim_trials, owning_trials, release_trials
 from neurogym._env import TrialEnv
+from neurogym._overrides import Overrides
 
-__all__ = ["TrialWrapper", "check_switchable", "observation_now", "trial_source"]
+__all__ = [
+    "TrialWrapper",
+    "check_switchable",
+    "observation_now",
+    "require_trial_env",
+    "switcher_in",
+    "trial_source",
+]
 
 
-def _require_trial_env(env: gym.Env[Any, Any], who: str) -> TrialEnv:
+def require_trial_env(env: gym.Env[Any, Any], who: str) -> TrialEnv:
     task = env.unwrapped
     if not isinstance(task, TrialEnv):
         raise TypeError(
@@ -40,15 +49,10 @@ def trial_source(env: gym.Env[Any, Any]) -> TrialWrapper | TrialEnv:
     Raises:
         TypeError: If the chain ends in something other than a ``TrialEnv``.
     """
-    current: gym.Env[Any, Any] = env
-    while True:
-        if isinstance(current, TrialWrapper | TrialEnv):
-            return current
-        if not isinstance(current, gym.Wrapper):
-            raise TypeError(
-                f"{env} does not end in a neurogym TrialEnv (found {type(current).__name__})"
-            )
-        current = current.env
+    for link in iter_chain(env):
+        if isinstance(link, TrialWrapper | TrialEnv):
+            return link
+    raise TypeError(f"{env} does not end in a neurogym TrialEnv (found {type(link).__name__})")
 
 
 def _changes_observation(wrapper: gym.Wrapper[Any, Any, Any, Any]) -> bool:
@@ -70,16 +74,16 @@ def check_switchable(env: gym.Env[Any, Any], who: str) -> None:
     Raises:
         TypeError: Naming the step wrapper that changes observations; apply it outside ``who``.
     """
-    current: gym.Env[Any, Any] = env
-    while isinstance(current, gym.Wrapper) and not isinstance(current, TrialWrapper):
-        if _changes_observation(current):
+    for link in iter_chain(env):
+        if not isinstance(link, gym.Wrapper) or isinstance(link, TrialWrapper):
+            break
+        if _changes_observation(link):
             raise TypeError(
-                f"{who} cannot switch to {env}: its step wrapper {type(current).__name__} "
-                f"changes observations; apply {type(current).__name__} to the {who} instead "
+                f"{who} cannot switch to {env}: its step wrapper {type(link).__name__} "
+                f"changes observations; apply {type(link).__name__} to the {who} instead "
                 "of to one of its envs"
             )
-        current = current.env
-    _require_trial_env(current, who)
+    require_trial_env(link, who)
 
 
 def observation_now(env: gym.Env[Any, Any]) -> Any:
@@ -88,15 +92,10 @@ def observation_now(env: gym.Env[Any, Any]) -> Any:
     Used when an env becomes active at a trial boundary without having been stepped. ``env``
     must pass :func:`check_switchable`.
     """
-    current: gym.Env[Any, Any] = env
-    while True:
-        if isinstance(current, TrialWrapper):
-            return current.current_observation()
-        if isinstance(current, TrialEnv):
-            return current._current_observation()
-        if not isinstance(current, gym.Wrapper):
-            raise TypeError(f"{env} does not end in a neurogym TrialEnv")
-        current = current.env
+    source = trial_source(env)
+    if isinstance(source, TrialWrapper):
+        return source.current_observation()
+    return source._current_observation()
 
 
 class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
@@ -123,8 +122,17 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
         TypeError: If ``env.unwrapped`` is not a ``TrialEnv``.
     """
 
+    _overrides: ClassVar[Overrides] = Overrides()
+    """Which of ``new_trial`` and ``current_observation`` the class overrides (see
+    :mod:`neurogym._overrides`): the first makes batches loop it, the second replaces the
+    observation ``reset`` returns."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._overrides = Overrides.of(cls, TrialWrapper, ("new_trial", "current_observation"))
+
     def __init__(self, env: gym.Env[Any, Any]) -> None:
-        _require_trial_env(env, type(self).__name__)
+        require_trial_env(env, type(self).__name__)
         super().__init__(env)
         self._source = trial_source(env)
 
@@ -167,9 +175,9 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
         Returns:
             The padded :class:`~neurogym.TrialBatch`.
         """
-        if type(self).new_trial is TrialWrapper.new_trial:
+        if "new_trial" not in type(self)._overrides:
             return self._source.new_trials(n, **kwargs)
-        switcher = _switcher_in(self.env)
+        switcher = switcher_in(self.env)
         if switcher is not None:
             raise NotImplementedError(
                 f"{type(self).__name__} cannot build a batch: its trials come from the several "
@@ -204,7 +212,7 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
         self.reset_state()
         with owning_trials(self):
             ob, info = self.env.reset(seed=seed, options=options)
-        if type(self).current_observation is not TrialWrapper.current_observation:
+        if "current_observation" in type(self)._overrides:
             ob = self.current_observation()
         return ob, info
 
@@ -217,11 +225,9 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
         """
 
 
-def _switcher_in(env: gym.Env[Any, Any]) -> str | None:
+def switcher_in(env: gym.Env[Any, Any]) -> str | None:
     """The name of the first wrapper in ``env``'s chain that switches envs, if any."""
-    current: gym.Env[Any, Any] = env
-    while isinstance(current, gym.Wrapper):
-        if getattr(type(current), "switches_envs", False):
-            return type(current).__name__
-        current = current.env
+    for link in iter_chain(env):
+        if isinstance(link, gym.Wrapper) and getattr(type(link), "switches_envs", False):
+            return type(link).__name__
     return None
