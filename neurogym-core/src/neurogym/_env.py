@@ -493,14 +493,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             if code is None:
                 self._rule_outcomes(rule)  # raises: no rule and no _step
             return OBNOW, 0.0, False, False, {"new_trial": False}
-        cached = self._outcomes
-        if (
-            cached[0] is not rule
-            or cached[1] is not self.rewards.version
-            or (  # type: ignore[attr-defined]
-                cached[2] is not self.abort
-            )
-        ):
+        cached, version = self._outcomes, self.rewards.version  # type: ignore[attr-defined]
+        if cached[0] is not rule or cached[1] is not version or cached[2] is not self.abort:
             cached = self._rule_outcomes(rule)
         try:
             by_hit = cached[3][code][action == self._gt_list[t_ind]]

@@ -107,7 +107,8 @@ def _column(value: Any, n: int, dtype: Any) -> np.ndarray:
 def _floor_to_dt(value: float | np.ndarray, dt: float) -> float | np.ndarray:
     """``value`` floored to a multiple of ``dt`` (the time of its step, :func:`_to_steps`)."""
     if isinstance(value, float):
-        return _to_steps(value, dt) * dt
+        steps: int = _to_steps(value, dt)
+        return steps * dt
     out: np.ndarray = np.floor(value / dt + EPS) * dt
     return out
 
