@@ -534,11 +534,12 @@ def test_fixating_through_the_decision_times_out():
     assert info["performance"] == 0
 
 
-def test_rule_codes_follow_in_period():
+def test_rule_codes_cover_the_steps_the_builder_writes():
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
     start = {"fixation": 0.0, "decision": 150.0, "other": 0.0}
     end = {"fixation": 150.0, "decision": 350.0, "other": 400.0}
-    assert rule.codes(start, end, 4, 100) == [FIXATE, FIXATE, RESPOND, RESPOND]
+    # floor(t / dt), the builder's rule: fixation writes step 0, decision steps 1-2
+    assert rule.codes(start, end, 4, 100) == [FIXATE, RESPOND, RESPOND, NEUTRAL]
     overlap = rule.codes(
         {"fixation": 0.0, "decision": 200.0}, {"fixation": 300.0, "decision": 400.0}, 4, 100
     )
@@ -548,9 +549,9 @@ def test_rule_codes_follow_in_period():
     env.reset(seed=0)
     codes = [
         FIXATE
-        if env.in_period("fixation", k * env.dt)
+        if env.start_ind["fixation"] <= k < env.end_ind["fixation"]
         else RESPOND
-        if env.in_period("decision", k * env.dt)
+        if env.start_ind["decision"] <= k < env.end_ind["decision"]
         else NEUTRAL
         for k in range(round(env.tmax / env.dt))
     ]

@@ -37,7 +37,9 @@ def _stack_values(values: list[Any]) -> np.ndarray:
         return out
 
 
-def _column(rows: list[tuple[TrialBatch, dict[str, Any]]], name: str, what: str) -> np.ndarray:
+def _period_column(
+    rows: list[tuple[TrialBatch, dict[str, Any]]], name: str, what: str
+) -> np.ndarray:
     """One period's start/end (steps) or start_t/end_t (ms) across trials (0 if absent)."""
     values = []
     for batch, _ in rows:
@@ -66,11 +68,11 @@ def stack_trials(rows: list[tuple[TrialBatch, dict[str, Any]]], env: TrialEnv) -
     periods, start_t, end_t = {}, {}, {}
     for name in names:
         periods[name] = (
-            _column(rows, name, "start").astype(np.intp),
-            _column(rows, name, "end").astype(np.intp),
+            _period_column(rows, name, "start").astype(np.intp),
+            _period_column(rows, name, "end").astype(np.intp),
         )
-        start_t[name] = _column(rows, name, "start_t")
-        end_t[name] = _column(rows, name, "end_t")
+        start_t[name] = _period_column(rows, name, "start_t")
+        end_t[name] = _period_column(rows, name, "end_t")
     keys = list(dict.fromkeys(k for _, trial in rows for k in (trial or {})))
     trial = {k: _stack_values([(t or {}).get(k) for _, t in rows]) for k in keys}
     return TrialBatch(ob, gt, lengths, mask, periods, start_t, end_t, trial, float(env.dt))

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["BatchBuilder", "InvalidOperationError", "TrialBatch", "action_table"]
 
-_EPS = 1e-9
 
 Bound: TypeAlias = float | np.ndarray
 """A period bound in ms: a float when all trials share it, else a ``(B,)`` array."""

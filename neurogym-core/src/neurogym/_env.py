@@ -6,7 +6,7 @@ import copy
 import operator
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, SupportsFloat
+from typing import TYPE_CHECKING, Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -17,9 +17,10 @@ from neurogym._batching import loop_trials
 from neurogym._builder import BatchBuilder, TrialBatch
 from neurogym._current import CurrentTrial
 from neurogym._keys import CheckedRewards
+from neurogym._overrides import Overrides
 from neurogym._prefetch import TrialPool
 from neurogym._variables import RecordOnly
-from neurogym.rules import FIXATE, RESPOND, StandardDecision
+from neurogym.rules import OutcomeTable, StandardDecision
 from neurogym.timing import TimingDict
 
 __all__ = ["OBNOW", "EmptyPeriodWarning", "TrialEnv"]
@@ -54,6 +55,11 @@ def use_metadata_source(source: Callable[[type], dict[str, Any]]) -> None:
     """
     global _metadata_of  # wiring, done once at import
     _metadata_of = source
+
+
+def _hits(action: Any, gt: Any, t_ind: int) -> bool:
+    """Whether ``action`` equals the ground truth of step ``t_ind`` (False if it has none)."""
+    return t_ind < len(gt) and bool(action == gt[t_ind])
 
 
 class EmptyPeriodWarning(UserWarning):
@@ -109,9 +115,17 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     cross_trial_state: bool = False
     """Trial generation depends on earlier trials (curricula, blocks): batches are consecutive
     trials of one env, and the task must not prefetch."""
+    _overrides: ClassVar[Overrides] = Overrides()
+    """Which of :data:`TRACKED` the class overrides (see :mod:`neurogym._overrides`)."""
+    TRACKED: ClassVar[tuple[str, ...]] = (
+        "_new_trials", "_step", "step", "post_step", "new_trial",
+    )  # fmt: skip
+    """Methods whose overriding decides a path: ``_new_trials`` (batch-native generation),
+    the rest (not steppable by the native vector env, ``neurogym.vector.native_obstacle``)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls._overrides = Overrides.of(cls, TrialEnv, TrialEnv.TRACKED)
         if "render_modes" not in cls.metadata:
             cls.metadata = {"render_modes": [], **cls.metadata}
 
@@ -133,6 +147,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._current: CurrentTrial | None = None
         self._default_ob_value: float | None = None
         self._pool: TrialPool | None = None
+        self._outcomes: tuple[Any, ...] = (None,)  # rule, rewards version, abort, table
         self._warned_periods: set[str] = set()
         self.max_episode_steps: int | None = None
         self.trials_per_episode: int | None = None
@@ -254,7 +269,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     @property
     def batch_native(self) -> bool:
         """Whether the task generates trials with ``_new_trials`` (batch-native)."""
-        return type(self)._new_trials is not TrialEnv._new_trials
+        return "_new_trials" in type(self)._overrides
 
     # ------------------------------------------------------------------ trial generation
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
@@ -511,33 +526,46 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         return limit is not None and self._trials_done >= limit
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """One step of the task's logic; the default evaluates ``rule``."""
+        """One step of the task's logic; the default looks the step up in ``rule``'s table.
+
+        The table is :meth:`StandardDecision.outcome_table` of the current ``rule``,
+        ``rewards`` and ``abort``, built again whenever one of them changed. Its entries for
+        NEUTRAL steps and for ``fixation_action`` are ``(0, False, False)`` whatever the
+        configuration (``outcome_table``'s structure, pinned by a test): those steps, most of
+        a trial, return without the lookup.
+        """
         rule = self.rule
+        t_ind = self.t_ind
+        current = self._current
+        assert current is not None
+        code = current.codes[t_ind] if rule is not None and current.codes is not None else None
+        if not code or action == rule.fixation_action:  # type: ignore[union-attr]
+            if code is None:
+                self._rule_outcomes(rule)  # raises: no rule and no _step
+            return OBNOW, 0.0, False, False, {"new_trial": False}
+        cached, version = self._outcomes, self.rewards.version  # type: ignore[attr-defined]
+        if cached[0] is not rule or cached[1] is not version or cached[2] is not self.abort:
+            cached = self._rule_outcomes(rule)
+        try:
+            by_hit = cached[3][code][action == current.gt_list[t_ind]]
+        except (IndexError, TypeError):  # no ground truth, or a live numpy one
+            by_hit = cached[3][code][_hits(action, current.gt_list, t_ind)]
+        reward, new_trial, correct = by_hit[True]
+        if correct:
+            self.performance = 1
+        return OBNOW, reward, False, False, {"new_trial": new_trial}
+
+    def _rule_outcomes(self, rule: StandardDecision | None) -> tuple[Any, ...]:
+        """Builds (and caches) the outcome table of ``rule`` for the current configuration."""
         if rule is None:
             raise NotImplementedError(
                 f"{type(self).__name__} must implement _step(action) or declare a rule"
             )
-        t_ind = self.t_ind
-        current = self._current
-        assert current is not None
-        codes = current.codes
-        assert codes is not None
-        code = codes[t_ind]
-        if not code or action == rule.fixation_action:
-            return OBNOW, 0.0, False, False, {"new_trial": False}
-        reward: float = 0.0
-        new_trial = False
-        if code == FIXATE:
-            reward = self.rewards["abort"]
-            new_trial = self.abort
-        elif code == RESPOND:
-            new_trial = True
-            if action == current.gt_list[t_ind]:
-                reward = self.rewards["correct"]
-                self.performance = 1
-            else:
-                reward = self.rewards.get("fail", 0.0)
-        return OBNOW, reward, False, False, {"new_trial": new_trial}
+        rewards: Any = self.rewards
+        abort = self.abort
+        table: OutcomeTable = rule.outcome_table(rewards, abort)
+        self._outcomes = cached = (rule, rewards.version, abort, table)
+        return cached
 
     def post_step(
         self, ob: Any, reward: Any, terminated: bool, truncated: bool, info: dict[str, Any]

@@ -11,12 +11,15 @@ accepted silently.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from neurogym.validate import closest
 
 __all__ = ["RewardDict", "check_keys"]
+
+_versions = itertools.count(1 << 20)  # large ints: each version is its own object
 
 
 def check_keys(
@@ -51,6 +54,8 @@ class RewardDict(dict[str, Any]):
         owner: The task's name, for messages.
     """
 
+    __slots__ = ("optional", "owner", "version")
+
     def __init__(
         self,
         values: Mapping[str, Any] | None = None,
@@ -60,12 +65,44 @@ class RewardDict(dict[str, Any]):
         super().__init__(values or {})
         self.optional = tuple(optional)
         self.owner = owner
+        self.version = next(_versions)
+        """A new int object after every change: what was derived from the rewards (the
+        outcome table of ``TrialEnv._step``) is current while it ``is`` the same."""
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Overrides rewards; a key that is neither a default nor optional raises."""
         other: dict[str, Any] = dict(*args, **kwargs)
         check_keys(other, self, self.optional, f"rewards of {self.owner or 'this task'}")
         super().update(other)
+        self.version = next(_versions)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self.version = next(_versions)
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self.version = next(_versions)
+
+    def pop(self, *args: Any) -> Any:
+        """``dict.pop``."""
+        self.version = next(_versions)
+        return super().pop(*args)
+
+    def popitem(self) -> tuple[str, Any]:
+        """``dict.popitem``."""
+        self.version = next(_versions)
+        return super().popitem()
+
+    def clear(self) -> None:
+        """``dict.clear``."""
+        super().clear()
+        self.version = next(_versions)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        """``dict.setdefault``."""
+        self.version = next(_versions)
+        return super().setdefault(key, default)
 
     def __ior__(self, other: Any) -> RewardDict:  # type: ignore[override,misc]
         self.update(other)

@@ -21,6 +21,7 @@ from neurogym import validate
 from neurogym._builder import TrialBatch
 from neurogym._contract import require_groundtruth
 from neurogym._env import TrialEnv
+from neurogym._trialbatch import concat_rows
 from neurogym.data import batch_source, resolve_env, to_torch
 
 __all__ = ["Dataset", "StreamBatch"]
@@ -299,7 +300,7 @@ class Dataset:
         parts = ([self._store] if self._store else []) + params
         keys = list(dict.fromkeys(k for p in parts for k in p))
         sizes = [len(next(iter(p.values()))) if p else 0 for p in parts]
-        store = {k: _concat([p.get(k) for p in parts], sizes) for k in keys}
+        store = {k: concat_rows([p.get(k) for p in parts], sizes) for k in keys}
         first = self._store_first if self._store else low
         self._store = {k: v[low - first :] for k, v in store.items()}
         self._store_first = low
@@ -332,17 +333,3 @@ class Dataset:
             np.cumsum(seg_len) - seg_len,
             seg_len,
         )
-
-
-def _concat(values: list[Any], sizes: list[int]) -> np.ndarray:
-    """One parameter across parts (None where a part lacks it; objects if ragged)."""
-    arrays = [
-        np.asarray(v) if v is not None else np.full(size, None, dtype=object)
-        for v, size in zip(values, sizes, strict=True)
-    ]
-    try:
-        return np.concatenate(arrays)
-    except ValueError:
-        out = np.empty(sum(sizes), dtype=object)
-        out[:] = [x for a in arrays for x in a]
-        return out

@@ -10,7 +10,15 @@ import numpy as np
 
 from neurogym._trial import WhereArg
 
-__all__ = ["EPS", "TrialBatch", "action_table", "exact_cast", "gt_by_step", "scatter_rows"]
+__all__ = [
+    "EPS",
+    "TrialBatch",
+    "action_table",
+    "concat_rows",
+    "exact_cast",
+    "gt_by_step",
+    "scatter_rows",
+]
 
 EPS = 1e-9
 """Tolerance of ``floor(t / dt)`` (times in ms that are multiples of dt up to rounding)."""
@@ -97,17 +105,46 @@ def _column(value: Any, n: int, dtype: Any) -> np.ndarray:
 
 
 def _floor_to_dt(value: float | np.ndarray, dt: float) -> float | np.ndarray:
+    """``value`` floored to a multiple of ``dt`` (the time of its step, :func:`_to_steps`)."""
     if isinstance(value, float):
-        return math.floor(value / dt + EPS) * dt
+        steps: int = _to_steps(value, dt)
+        return steps * dt
     out: np.ndarray = np.floor(value / dt + EPS) * dt
     return out
 
 
 def _to_steps(value: float | np.ndarray, dt: float) -> Any:
-    """Step index of a time in ms: ``floor(t / dt)`` (an int, or an int array)."""
-    if isinstance(value, float):
+    """Step index of a time in ms: ``floor(t / dt)`` (an int, or an int array).
+
+    The one step-index rule: the builder writes a period's observations and ground truth
+    into steps ``_to_steps(start) .. _to_steps(end) - 1``, and the period codes of a
+    :class:`~neurogym.StandardDecision` cover the same steps.
+    """
+    if isinstance(value, int | float):
         return math.floor(value / dt + EPS)
     return np.floor(value / dt + EPS).astype(np.intp)
+
+
+def concat_rows(parts: list[Any], sizes: list[int]) -> np.ndarray:
+    """One trial variable of several batches, back to back (``sizes[i]`` rows in part ``i``).
+
+    A part that lacks the variable (``None``) contributes ``None`` rows; values whose shapes
+    differ between parts (ragged) are kept as an object array, one value per row.
+    """
+    arrays = [
+        np.asarray(part) if part is not None else np.full(size, None, dtype=object)
+        for part, size in zip(parts, sizes, strict=True)
+    ]
+    try:
+        return np.concatenate(arrays)
+    except ValueError:  # ragged trial variables: keep them as objects
+        out = np.empty(sum(sizes), dtype=object)
+        i = 0
+        for array in arrays:
+            for value in array:
+                out[i] = value
+                i += 1
+        return out
 
 
 def gt_by_step(gt: np.ndarray | None) -> Any:

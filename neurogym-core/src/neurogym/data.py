@@ -25,6 +25,7 @@ from gymnasium.utils import seeding
 
 from neurogym import validate
 from neurogym._builder import TrialBatch
+from neurogym._chain import iter_chain
 from neurogym._contract import require_groundtruth
 from neurogym._env import TrialEnv
 
@@ -59,9 +60,10 @@ def batch_source(env: gym.Env[Any, Any]) -> Any:
         UnsupportedWrapperError: Naming the first step-level wrapper of the chain.
         TypeError: The chain does not end in a neurogym ``TrialEnv``.
     """
-    current: gym.Env[Any, Any] = env
     source: Any = None
-    while isinstance(current, gym.Wrapper):
+    for current in iter_chain(env):
+        if not isinstance(current, gym.Wrapper):
+            break
         name = type(current).__name__
         if callable(getattr(type(current), "new_trials", None)):
             source = current if source is None else source
@@ -72,7 +74,6 @@ def batch_source(env: gym.Env[Any, Any]) -> Any:
                 "to your model's inputs instead) or step the env (e.g. with "
                 "gymnasium.make_vec) to use it"
             )
-        current = current.env
     if not isinstance(current, TrialEnv):
         raise TypeError(f"{env} does not end in a neurogym TrialEnv (found {current!r})")
     return current if source is None else source

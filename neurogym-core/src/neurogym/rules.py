@@ -1,14 +1,26 @@
-"""Declarative reward/termination rules that TrialEnv steps for one env or many at once."""
+"""Declarative reward/termination rules that TrialEnv steps for one env or many at once.
+
+:class:`StandardDecision` holds the one encoding of the standard decision rule that both the
+single env (``TrialEnv._step``) and the native vector env (``neurogym.vector``) step:
+
+* :meth:`StandardDecision.code_grid` gives each step a period code (:data:`NEUTRAL`,
+  :data:`FIXATE`, :data:`RESPOND`); a period covers the steps the builder writes its
+  observations and ground truth into (``_trialbatch._to_steps``, ``floor(t / dt)``);
+* :meth:`StandardDecision.outcome_table` maps (period code, action == ground truth,
+  action != fixation_action) to (reward, trial ends, correct), from ``rewards`` and ``abort``.
+"""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 import numpy as np
 
-__all__ = ["FIXATE", "NEUTRAL", "RESPOND", "StandardDecision"]
+from neurogym._trialbatch import _to_steps
+
+__all__ = ["FIXATE", "NEUTRAL", "RESPOND", "Outcome", "OutcomeTable", "StandardDecision"]
 
 NEUTRAL = 0
 """Period code of steps where any action earns nothing."""
@@ -16,6 +28,11 @@ FIXATE = 1
 """Period code of steps where breaking fixation is penalised."""
 RESPOND = 2
 """Period code of steps where a response ends the trial."""
+
+Outcome: TypeAlias = tuple[Any, bool, bool]
+"""``(reward, trial ends, correct)`` of one step (``correct`` sets ``performance = 1``)."""
+OutcomeTable: TypeAlias = list[list[list[Outcome]]]
+"""``table[code][action == gt][action != fixation_action]``: the :data:`Outcome` of a step."""
 
 
 @dataclass(frozen=True)
@@ -43,20 +60,52 @@ class StandardDecision:
     decision_periods: tuple[str, ...] = ("decision",)
     fixation_action: int = 0
 
-    def codes(
-        self, start_t: dict[str, float], end_t: dict[str, float], steps: int, dt: float
-    ) -> list[int]:
-        """Per-step period codes (:data:`NEUTRAL`, :data:`FIXATE`, :data:`RESPOND`).
+    def outcome_table(self, rewards: Mapping[str, Any], abort: bool) -> OutcomeTable:
+        """The rule's outcomes: ``table[code][action == gt][action != fixation_action]``.
 
-        Step ``k`` is in a period when ``start <= k * dt < end`` (``in_period``'s rule).
+        Each entry is ``(reward, trial ends, correct)``. Rewards are read only for the
+        periods the rule has (a rule without fixation periods needs no ``"abort"`` key), and
+        ``"fail"`` defaults to 0.
+
+        Raises:
+            KeyError: ``rewards`` lacks ``"abort"`` (with fixation periods) or ``"correct"``
+                (with decision periods).
         """
-        codes = [NEUTRAL] * steps
+        nothing: Outcome = (0.0, False, False)
+        fixate = (rewards["abort"], bool(abort), False) if self.fixation_periods else nothing
+        correct = (rewards["correct"], True, True) if self.decision_periods else nothing
+        wrong = (rewards.get("fail", 0.0), True, False) if self.decision_periods else nothing
+        return [
+            [[nothing, nothing], [nothing, nothing]],  # NEUTRAL
+            [[nothing, fixate], [nothing, fixate]],  # FIXATE
+            [[nothing, wrong], [nothing, correct]],  # RESPOND
+        ]
+
+    def _spans(
+        self, start_t: Mapping[str, Any], end_t: Mapping[str, Any], dt: float
+    ) -> Iterator[tuple[int, Any, Any]]:
+        """``(code, first step, stop step)`` of each rule period, in painting order.
+
+        Decision periods come first so that fixation, painted last, wins where they overlap.
+        Steps follow the builder's rule (``_to_steps``), so codes cover exactly the steps the
+        period's observations and ground truth were written to.
+        """
         for kind, names in ((RESPOND, self.decision_periods), (FIXATE, self.fixation_periods)):
             for name in names:
                 if name in start_t:
-                    first = max(math.ceil(start_t[name] / dt - 1e-9), 0)
-                    stop = min(math.ceil(end_t[name] / dt - 1e-9), steps)
-                    codes[first:stop] = [kind] * max(stop - first, 0)
+                    yield kind, _to_steps(start_t[name], dt), _to_steps(end_t[name], dt)
+
+    def codes(
+        self, start_t: dict[str, float], end_t: dict[str, float], steps: int, dt: float
+    ) -> list[int]:
+        """Per-step period codes of one trial (:meth:`code_grid` of a batch of one).
+
+        Step ``k`` is in a period when ``floor(start / dt) <= k < floor(end / dt)``.
+        """
+        codes = [NEUTRAL] * steps
+        for kind, first, stop in self._spans(start_t, end_t, dt):
+            first, stop = max(first, 0), min(stop, steps)
+            codes[first:stop] = [kind] * max(stop - first, 0)
         return codes
 
     def code_grid(
@@ -73,11 +122,9 @@ class StandardDecision:
         steps = int(lengths.max()) if lengths.size else 0
         grid = np.zeros((lengths.shape[0], steps), dtype=np.int8)
         k = np.arange(steps)
-        for kind, names in ((RESPOND, self.decision_periods), (FIXATE, self.fixation_periods)):
-            for name in names:
-                if name in start_t:
-                    first = np.maximum(np.ceil(np.asarray(start_t[name]) / dt - 1e-9), 0)
-                    stop = np.minimum(np.ceil(np.asarray(end_t[name]) / dt - 1e-9), lengths)
-                    inside = (k >= first[:, None]) & (k < stop[:, None])
-                    grid[inside] = kind
+        starts = {name: np.asarray(value, dtype=float) for name, value in start_t.items()}
+        ends = {name: np.asarray(value, dtype=float) for name, value in end_t.items()}
+        for kind, first, stop in self._spans(starts, ends, dt):
+            inside = (k >= first[:, None]) & (k < np.minimum(stop, lengths)[:, None])
+            grid[inside] = kind
         return grid

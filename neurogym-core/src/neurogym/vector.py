@@ -32,12 +32,11 @@ from neurogym import validate
 from neurogym._builder import BatchBuilder, TrialBatch
 from neurogym._env import TrialEnv
 from neurogym._rowrng import RowGenerators
+from neurogym._trialbatch import concat_rows
 from neurogym._vector_loop import LoopVectorEnv, check_actions, check_attribute
-from neurogym.rules import FIXATE, RESPOND, StandardDecision
+from neurogym.rules import StandardDecision
 
 __all__ = ["TrialVectorEnv", "make_vector_env", "native_obstacle"]
-
-VECTOR_ENTRY_POINT = "neurogym.vector:make_vector_env"
 
 
 def native_obstacle(env: gym.Env[Any, Any]) -> str | None:
@@ -49,8 +48,8 @@ def native_obstacle(env: gym.Env[Any, Any]) -> str | None:
     cls = type(env)
     if not isinstance(env.rule, StandardDecision):
         return f"{cls.__name__} declares no StandardDecision rule"
-    for name in ("_step", "step", "post_step", "new_trial"):
-        if getattr(cls, name) is not getattr(TrialEnv, name):
+    for name in TrialEnv.TRACKED:
+        if name != "_new_trials" and name in cls._overrides:
             return f"{cls.__name__} overrides {name}()"
     if not env.batch_native:
         return f"{cls.__name__} generates trials with _new_trial (per trial)"
@@ -182,31 +181,32 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     # ------------------------------------------------------------------ tables and pool
     def _build_tables(self) -> None:
+        """The rule's outcome table (``StandardDecision.outcome_table``) as flat gathers.
+
+        Entry ``(code * n + gt) * n + action`` is the rule's outcome for that period code,
+        ground truth and action; the second half (``+ 3 * n * n``, a trial's last step) adds
+        the timeout: a step the rule does not end ends the trial and adds ``r_tmax``.
+        """
         env = self.task
         rule = env.rule
         assert rule is not None
         n = int(env.action_space.n)
         self._n_actions = n
+        table = rule.outcome_table(env.rewards, env.abort)  # [code][hit][moved]
+        fields = [np.array([[[e[f] for e in r] for r in by] for by in table]) for f in range(3)]
         code = np.arange(3)[:, None, None]
         gt = np.arange(n)[None, :, None]
         act = np.arange(n)[None, None, :]
-        moved = act != rule.fixation_action
-        rewards = env.rewards
-        fix = (code == FIXATE) & moved
-        respond = (code == RESPOND) & moved
-        correct = respond & (act == gt)
-        reward = np.where(fix, float(rewards.get("abort", 0.0)), 0.0)
-        reward = np.where(correct, float(rewards.get("correct", 0.0)), reward)
-        reward = np.where(respond & ~correct, float(rewards.get("fail", 0.0)), reward)
+        at = (code, (act == gt).astype(np.intp), (act != rule.fixation_action).astype(np.intp))
         full = (3, n, n)  # (period code, ground truth, action)
-        reward = np.broadcast_to(reward, full)
-        ends = np.broadcast_to((fix & bool(env.abort)) | respond, full)
-        # last-step keys (+3*n*n): no rule end means a timeout (reward += r_tmax, new trial)
+        reward = np.broadcast_to(fields[0].astype(float)[at], full)
+        ends = np.broadcast_to(fields[1].astype(bool)[at], full)
+        correct = np.broadcast_to(fields[2].astype(bool)[at], full)
         r_tmax = env.r_tmax
         timed_out = reward + r_tmax * ~ends if r_tmax else reward
         self._reward_table = np.concatenate([reward.reshape(-1), timed_out.reshape(-1)])
         self._end_table = np.concatenate([ends.reshape(-1), np.ones(ends.size, dtype=bool)])
-        perf = np.broadcast_to(correct, full).astype(np.int64).reshape(-1)
+        perf = correct.astype(np.int64).reshape(-1)
         self._perf_table = np.concatenate([perf, perf])
         self._last_offset = 3 * n * n
         self._rule = rule
@@ -309,21 +309,25 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         idx = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
         obs, keys, gts = [self._ob[idx]], [self._key[idx]], [self._gt[idx]]
         lengths = [lens]
-        params = {k: [v[live]] for k, v in self._params.items()}  # (drops the zero row)
+        sizes = [int(live.size)]
+        parts = [{k: v[live] for k, v in self._params.items()}]  # (drops the zero row)
         for _, batch in batches:
             ob, key, gt = self._flatten(batch)
             obs.append(ob)
             keys.append(key)
             gts.append(gt)
             lengths.append(batch.lengths)
-            for k, v in batch.trial.items():
-                params.setdefault(k, []).append(np.asarray(v))
+            sizes.append(batch.size)
+            parts.append(batch.trial)
         self._ob = np.concatenate(obs)
         self._key = np.concatenate(keys)
         self._gt = np.concatenate(gts)
         self._t_len = np.concatenate(lengths).astype(np.intp)
         self._t_start = np.cumsum(self._t_len) - self._t_len
-        self._params = {k: _with_zero_row(_concat(v)) for k, v in params.items()}
+        names = dict.fromkeys(k for part in parts for k in part)
+        self._params = {
+            k: _with_zero_row(concat_rows([part.get(k) for part in parts], sizes)) for k in names
+        }
         self._zero_row = self._t_len.size
 
     def _flatten(self, batch: TrialBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -562,19 +566,6 @@ def _same(a: Any, b: Any) -> bool:
         return bool(np.all(a == b))
     except (TypeError, ValueError):
         return False
-
-
-def _concat(parts: list[np.ndarray]) -> np.ndarray:
-    try:
-        return np.concatenate(parts)
-    except ValueError:  # ragged trial variables: keep them as objects
-        out = np.empty(sum(len(p) for p in parts), dtype=object)
-        i = 0
-        for part in parts:
-            for value in part:
-                out[i] = value
-                i += 1
-        return out
 
 
 def _with_zero_row(v: np.ndarray) -> np.ndarray:

@@ -13,18 +13,28 @@ points back at a wrapper, and no call-stack state decides what a step does.
 
 from __future__ import annotations
 
-from typing import Any, SupportsFloat
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 
 from neurogym._batching import loop_trials
 from neurogym._builder import TrialBatch
+from neurogym._chain import iter_chain
 from neurogym._env import TrialEnv
+from neurogym._overrides import Overrides
 
-__all__ = ["TrialWrapper", "check_switchable", "drive", "observation_now", "trial_source"]
+__all__ = [
+    "TrialWrapper",
+    "check_switchable",
+    "drive",
+    "observation_now",
+    "require_trial_env",
+    "switcher_in",
+    "trial_source",
+]
 
 
-def _require_trial_env(env: gym.Env[Any, Any], who: str) -> TrialEnv:
+def require_trial_env(env: gym.Env[Any, Any], who: str) -> TrialEnv:
     task = env.unwrapped
     if not isinstance(task, TrialEnv):
         raise TypeError(
@@ -43,15 +53,10 @@ def trial_source(env: gym.Env[Any, Any]) -> TrialWrapper | TrialEnv:
     Raises:
         TypeError: If the chain ends in something other than a ``TrialEnv``.
     """
-    current: gym.Env[Any, Any] = env
-    while True:
-        if isinstance(current, TrialWrapper | TrialEnv):
-            return current
-        if not isinstance(current, gym.Wrapper):
-            raise TypeError(
-                f"{env} does not end in a neurogym TrialEnv (found {type(current).__name__})"
-            )
-        current = current.env
+    for link in iter_chain(env):
+        if isinstance(link, TrialWrapper | TrialEnv):
+            return link
+    raise TypeError(f"{env} does not end in a neurogym TrialEnv (found {type(link).__name__})")
 
 
 def _changes_observation(wrapper: gym.Wrapper[Any, Any, Any, Any]) -> bool:
@@ -73,16 +78,16 @@ def check_switchable(env: gym.Env[Any, Any], who: str) -> None:
     Raises:
         TypeError: Naming the step wrapper that changes observations; apply it outside ``who``.
     """
-    current: gym.Env[Any, Any] = env
-    while isinstance(current, gym.Wrapper) and not isinstance(current, TrialWrapper):
-        if _changes_observation(current):
+    for link in iter_chain(env):
+        if not isinstance(link, gym.Wrapper) or isinstance(link, TrialWrapper):
+            break
+        if _changes_observation(link):
             raise TypeError(
-                f"{who} cannot switch to {env}: its step wrapper {type(current).__name__} "
-                f"changes observations; apply {type(current).__name__} to the {who} instead "
+                f"{who} cannot switch to {env}: its step wrapper {type(link).__name__} "
+                f"changes observations; apply {type(link).__name__} to the {who} instead "
                 "of to one of its envs"
             )
-        current = current.env
-    _require_trial_env(current, who)
+    require_trial_env(link, who)
 
 
 def observation_now(env: gym.Env[Any, Any]) -> Any:
@@ -91,15 +96,8 @@ def observation_now(env: gym.Env[Any, Any]) -> Any:
     Used when an env becomes active at a trial boundary without having been stepped. ``env``
     must pass :func:`check_switchable`.
     """
-    current: gym.Env[Any, Any] = env
-    while True:
-        if isinstance(current, TrialWrapper):
-            return current.current_observation()
-        if isinstance(current, TrialEnv):
-            return current.current_observation()
-        if not isinstance(current, gym.Wrapper):
-            raise TypeError(f"{env} does not end in a neurogym TrialEnv")
-        current = current.env
+    source = trial_source(env)
+    return source.current_observation()
 
 
 class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
@@ -132,9 +130,17 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
     _driven: bool = False
     """True once an outer trial wrapper generates this wrapper's trials (see the module)."""
 
+    _overrides: ClassVar[Overrides] = Overrides()
+    """Which of ``new_trial`` and ``current_observation`` the class overrides (see
+    :mod:`neurogym._overrides`): overriding ``new_trial`` makes batches loop it."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._overrides = Overrides.of(cls, TrialWrapper, ("new_trial", "current_observation"))
+
     def __init__(self, env: gym.Env[Any, Any]) -> None:
         who = type(self).__name__
-        _require_trial_env(env, who)
+        require_trial_env(env, who)
         check_switchable(env, who)
         super().__init__(env)
         self._source = trial_source(env)
@@ -179,9 +185,9 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
         Returns:
             The padded :class:`~neurogym.TrialBatch`.
         """
-        if type(self).new_trial is TrialWrapper.new_trial:
+        if "new_trial" not in type(self)._overrides:
             return self._source.new_trials(n, **kwargs)
-        switcher = _switcher_in(self.env)
+        switcher = switcher_in(self.env)
         if switcher is not None:
             raise NotImplementedError(
                 f"{type(self).__name__} cannot build a batch: its trials come from the several "
@@ -238,11 +244,9 @@ def drive(source: TrialWrapper | TrialEnv) -> None:
     source._driven = True
 
 
-def _switcher_in(env: gym.Env[Any, Any]) -> str | None:
+def switcher_in(env: gym.Env[Any, Any]) -> str | None:
     """The name of the first wrapper in ``env``'s chain that switches envs, if any."""
-    current: gym.Env[Any, Any] = env
-    while isinstance(current, gym.Wrapper):
-        if getattr(type(current), "switches_envs", False):
-            return type(current).__name__
-        current = current.env
+    for link in iter_chain(env):
+        if isinstance(link, gym.Wrapper) and getattr(type(link), "switches_envs", False):
+            return type(link).__name__
     return None

@@ -15,6 +15,7 @@ import numpy as np
 
 from neurogym import spaces
 from neurogym._env import TrialEnv
+from neurogym.wrappers._base import require_trial_env, switcher_in
 
 __all__ = ["Noise", "PassAction", "PassReward", "ReactionTime", "extend_box"]
 
@@ -140,13 +141,6 @@ class PassReward(gym.Wrapper[Any, Any, Any, Any]):
         return self._extend(ob, 0.0), info
 
 
-def _task_of(env: gym.Env[Any, Any], who: str) -> TrialEnv:
-    task = env.unwrapped
-    if not isinstance(task, TrialEnv):
-        raise TypeError(f"{who} needs a neurogym TrialEnv, got {type(task).__name__}")
-    return task
-
-
 def _unbounded(space: gym.Space[Any]) -> spaces.Box:
     """``space`` without bounds (noise can leave them), keeping shape, dtype and dim names."""
     if not isinstance(space, gym.spaces.Box) or not np.issubdtype(space.dtype, np.floating):
@@ -198,7 +192,7 @@ class Noise(gym.Wrapper[Any, Any, Any, Any]):
             )
         if int(w) < 1:
             raise ValueError(f"w must be a positive number of trials, got {w!r}")
-        self._task = _task_of(env, "Noise")
+        self._task = require_trial_env(env, "Noise")
         self.observation_space = _unbounded(env.observation_space)
         self.init_std = float(std_noise)
         self.std_noise = float(std_noise)
@@ -275,7 +269,7 @@ class ReactionTime(gym.Wrapper[Any, Any, Any, Any]):
         self, env: gym.Env[Any, Any], urgency: float = 0.0, end_on_stimulus: bool = True
     ) -> None:
         super().__init__(env)
-        self._task = _task_of(env, "ReactionTime")
+        self._task = require_trial_env(env, "ReactionTime")
         _reject_switching(env)
         self.urgency = float(urgency)
         self.end_on_stimulus = bool(end_on_stimulus)
@@ -319,11 +313,9 @@ class ReactionTime(gym.Wrapper[Any, Any, Any, Any]):
 
 
 def _reject_switching(env: gym.Env[Any, Any]) -> None:
-    current: gym.Env[Any, Any] = env
-    while isinstance(current, gym.Wrapper):
-        if getattr(type(current), "switches_envs", False):
-            raise TypeError(
-                f"ReactionTime edits the wrapped task's trials, but {type(current).__name__} "
-                "switches between tasks; wrap each of its envs with ReactionTime instead"
-            )
-        current = current.env
+    switcher = switcher_in(env)
+    if switcher is not None:
+        raise TypeError(
+            f"ReactionTime edits the wrapped task's trials, but {switcher} switches between "
+            "tasks; wrap each of its envs with ReactionTime instead"
+        )
