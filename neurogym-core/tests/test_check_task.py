@@ -94,7 +94,7 @@ def test_a_good_task_passes(task):
 def test_the_instance_is_copied_not_stepped():
     env = Good()
     check_task(env, steps=100)
-    assert env._current is None
+    assert env._current.empty
     assert env.t_ind == 0
     assert env.num_tr == 0
 

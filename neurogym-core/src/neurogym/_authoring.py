@@ -9,6 +9,7 @@ broadcasting.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,7 +33,8 @@ class AuthoringMixin:
     env's one current trial (:class:`~neurogym._current.CurrentTrial`).
     """
 
-    _current: CurrentTrial | None
+    _current: CurrentTrial
+    _default_tmax: float
     dt: float
     t: float
     t_ind: int
@@ -42,9 +44,98 @@ class AuthoringMixin:
     def _edited(self) -> CurrentTrial:
         """The current trial, for an authoring verb."""
         current = self._current
-        if current is None:
+        if current.empty:
             raise RuntimeError("there is no current trial: call reset() or new_trial() first")
         return current
+
+    # Upstream's per-trial names read the one current-trial object. The read-only ones are
+    # attrgetter properties (no Python frame: as fast as a plain attribute, since ``_current``
+    # is never None, just empty before the first trial).
+    if TYPE_CHECKING:
+
+        @property
+        def trial(self) -> dict[str, Any] | None: ...
+        @trial.setter
+        def trial(self, value: dict[str, Any] | None) -> None: ...
+        @property
+        def start_t(self) -> dict[str, float]: ...
+        @property
+        def end_t(self) -> dict[str, float]: ...
+        @property
+        def start_ind(self) -> dict[str, int]: ...
+        @property
+        def end_ind(self) -> dict[str, int]: ...
+        @property
+        def tmax(self) -> float: ...
+        @tmax.setter
+        def tmax(self, value: float) -> None: ...
+
+    else:
+
+        def _set_trial(self, value: dict[str, Any] | None) -> None:
+            self._edited().trial = value
+
+        def _set_tmax(self, value: float) -> None:
+            current = self._current
+            current.tmax = value
+            if current.empty:  # before a trial: the length of trials that add no period
+                self._default_tmax = value
+
+        trial = property(
+            attrgetter("_current.trial"),
+            _set_trial,
+            doc="The current trial's parameters (None before the first trial).",
+        )
+        start_t = property(
+            attrgetter("_current.start_t"), doc="Period name to start time (ms), current trial."
+        )
+        end_t = property(
+            attrgetter("_current.end_t"), doc="Period name to end time (ms), current trial."
+        )
+        start_ind = property(
+            attrgetter("_current.start_ind"), doc="Period name to first step, current trial."
+        )
+        end_ind = property(
+            attrgetter("_current.end_ind"),
+            doc="Period name to the step after the period, current trial.",
+        )
+        tmax = property(
+            attrgetter("_current.tmax"),
+            _set_tmax,
+            doc="The current trial's length in ms (a whole number of steps). Set before any "
+            "trial, it is the length of trials that add no period (tasks without periods set "
+            "it in __init__); set during a trial, it edits that trial (call refresh_trial()).",
+        )
+
+    @property
+    def ob(self) -> np.ndarray:
+        """The current trial's observations, ``(T, *obs_shape)`` (allocated on first use)."""
+        current = self._edited()
+        if current.ob is None:
+            return self.view_ob()
+        return current.ob
+
+    @property
+    def gt(self) -> np.ndarray:
+        """The current trial's ground truth, ``(T, *act_shape)`` (allocated on first use)."""
+        current = self._edited()
+        if current.gt is None:
+            return self.view_groundtruth()
+        return current.gt
+
+    @property
+    def _has_gt(self) -> bool:
+        """Whether the current trial sets a ground truth."""
+        current = self._current
+        return current.gt is not None
+
+    @property
+    def gt_now(self) -> Any:
+        """The ground truth at the current step."""
+        current = self._current
+        if current.gt is None:
+            raise AttributeError(f"{type(self).__name__} sets no ground truth in this trial")
+        return current.gt[self.t_ind]
 
     def _current_builder(self) -> BatchBuilder:
         """The one-trial builder of the current trial (a view of a prefetched row)."""
@@ -131,7 +222,7 @@ class AuthoringMixin:
     def in_period(self, period: str, t: float | None = None) -> bool:
         """Whether time ``t`` (ms; default: now) lies in ``period`` of the current trial."""
         now = self.t if t is None else t
-        current = self._edited()
+        current = self._current
         try:
             return current.start_t[period] <= now < current.end_t[period]
         except KeyError:

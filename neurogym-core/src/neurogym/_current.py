@@ -13,8 +13,13 @@ A current trial comes from one of two places:
   values, tasks that do not prefetch, upstream-style ``_new_trial`` tasks whose authoring verbs
   write into it while it is being built), or
 * one row of a prefetched :class:`~neurogym.TrialBatch` (:mod:`neurogym._prefetch`). Its
-  arrays are views of the row; a one-trial builder viewing the row is made only if an
-  authoring verb needs one, and the period dicts are made only when read.
+  arrays are views of the row, its period dicts are made on first read, and a one-trial
+  builder viewing the row only if an authoring verb needs one.
+
+Before the first trial (and after ``reset`` of a task whose trials a wrapper generates) the env
+holds an *empty* current trial (:meth:`CurrentTrial.empty`: no parameters, no periods), so the
+env's per-trial names are plain attribute reads (``operator.attrgetter`` properties) that never
+have to test for a missing trial.
 
 Pickling keeps the trial's arrays and any edits of them: views are not pickled but taken again
 from the builder or batch they belong to.
@@ -36,12 +41,47 @@ if TYPE_CHECKING:
 __all__ = ["CurrentTrial"]
 
 
+class _PoolRowPeriods:
+    """A pool row's five period dicts, made on first read of any of them.
+
+    A non-data descriptor: it runs only while the instance dict lacks the name, and it puts
+    all five dicts there, so every later read is a plain attribute read. A rule-stepped task
+    never reads them, so its trials never pay for them.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, current: CurrentTrial | None, owner: type) -> Any:
+        if current is None:
+            return self
+        pool, row = current._pool, current._row
+        assert pool is not None
+        start_t, end_t, start_ind, end_ind, durations = {}, {}, {}, {}, {}
+        for period, starts, ends, first, last, duration in pool.periods:
+            start_t[period] = starts[row]
+            end_t[period] = ends[row]
+            start_ind[period] = first[row]
+            end_ind[period] = last[row]
+            durations[period] = duration[row]
+        # Plain attribute sets (a non-data descriptor never intercepts them); going through
+        # ``__dict__`` would materialise it, which slows later reads on CPython 3.11.
+        current.start_t, current.end_t = start_t, end_t
+        current.start_ind, current.end_ind, current.durations = start_ind, end_ind, durations
+        return getattr(current, self.name)
+
+
 class CurrentTrial:
     """One trial made current: arrays, periods, parameters and the tables ``step`` reads.
 
     Attributes:
-        trial: The trial's parameters (``env.trial``). While an upstream-style ``_new_trial``
-            builds the trial, this is still the previous trial's dict (upstream's order).
+        empty: True for the placeholder an env holds before its first trial.
+        trial: The trial's parameters (``env.trial``; None when empty). While an
+            upstream-style ``_new_trial`` builds the trial, this is still the previous
+            trial's dict (upstream's order).
+        start_t, end_t: Period name to start and end time in ms.
+        start_ind, end_ind: Period name to first step and the step after the period.
+        durations: Period name to duration in ms.
         ob: ``(T, *obs_shape)`` observations (a view), or None if the trial writes none.
         gt: ``(T, *act_shape)`` ground truth (a view), or None if the trial sets none.
         gt_list: The ground truth per step as ``step`` compares it with actions.
@@ -50,26 +90,15 @@ class CurrentTrial:
         tmax_ms: End of the last period in ms, before flooring to steps.
     """
 
-    __slots__ = (
-        "_builder",
-        "_durations",
-        "_end_ind",
-        "_end_t",
-        "_pool",
-        "_row",
-        "_start_ind",
-        "_start_t",
-        "codes",
-        "dt",
-        "gt",
-        "gt_list",
-        "ob",
-        "tmax",
-        "tmax_ms",
-        "trial",
-    )
+    # Pool rows: made on first read; other trials set them in __init__ (the instance dict wins).
+    start_t: dict[str, float] = _PoolRowPeriods()  # type: ignore[assignment]
+    end_t: dict[str, float] = _PoolRowPeriods()  # type: ignore[assignment]
+    start_ind: dict[str, int] = _PoolRowPeriods()  # type: ignore[assignment]
+    end_ind: dict[str, int] = _PoolRowPeriods()  # type: ignore[assignment]
+    durations: dict[str, float] = _PoolRowPeriods()  # type: ignore[assignment]
 
     def __init__(self, dt: float, tmax: float, trial: dict[str, Any] | None) -> None:
+        self.empty = False
         self.dt = dt
         self.tmax = tmax
         self.tmax_ms = 0.0
@@ -81,13 +110,25 @@ class CurrentTrial:
         self._builder: BatchBuilder | None = None
         self._pool: TrialPool | None = None
         self._row = 0
-        self._start_t: dict[str, float] | None = {}
-        self._end_t: dict[str, float] | None = {}
-        self._start_ind: dict[str, int] | None = {}
-        self._end_ind: dict[str, int] | None = {}
-        self._durations: dict[str, float] | None = {}
+        self.start_t: dict[str, float] = {}
+        self.end_t: dict[str, float] = {}
+        self.start_ind: dict[str, int] = {}
+        self.end_ind: dict[str, int] = {}
+        self.durations: dict[str, float] = {}
 
     # ------------------------------------------------------------------ construction
+    @classmethod
+    def empty_trial(cls, dt: float, tmax: float) -> CurrentTrial:
+        """The placeholder before a first trial: no parameters, no periods, no arrays.
+
+        Args:
+            dt: The env's step.
+            tmax: The length of trials that add no period (``env.tmax`` before a trial).
+        """
+        current = cls(dt, tmax, None)
+        current.empty = True
+        return current
+
     @classmethod
     def being_built(
         cls, builder: BatchBuilder, tmax: float, previous: dict[str, Any] | None
@@ -97,7 +138,7 @@ class CurrentTrial:
         Args:
             builder: The one-trial builder.
             tmax: The trial length if the trial adds no period (the env's default ``tmax``).
-            previous: The previous trial's dict (``trial`` until :meth:`finish`).
+            previous: The previous trial's dict (``trial`` until the build is done).
         """
         current = cls(builder.dt, tmax, previous)
         current._builder = builder
@@ -105,14 +146,21 @@ class CurrentTrial:
 
     @classmethod
     def from_pool(cls, pool: TrialPool, row: int, dt: float) -> CurrentTrial:
-        """Row ``row`` of a prefetched pool; its period dicts are made when first read."""
-        current = cls(dt, pool.lengths[row] * dt, pool.trials[row])
+        """Row ``row`` of a prefetched pool."""
+        current = cls.__new__(cls)  # every slot set here: the per-trial path of stepping
+        steps = pool.lengths[row]
+        current.empty = False
+        current.dt = dt
+        current.tmax = steps * dt
+        current.tmax_ms = pool.tmax[row]
+        current.trial = pool.trials[row]
+        current._builder = None
         current._pool = pool
         current._row = row
-        current._start_t = current._end_t = current._start_ind = current._end_ind = None
-        current._durations = None
-        current.tmax_ms = pool.tmax[row]
-        current._rows_from_pool()
+        # start_t, end_t, start_ind, end_ind, durations: made on first read (_PoolRowPeriods)
+        batch = pool.batch
+        current.ob = None if batch.ob is None else batch.ob[row, :steps]
+        current.gt = None if batch.gt is None else batch.gt[row, :steps]
         current.gt_list = pool.gt_lists[row]
         current.codes = None if pool.codes is None else pool.codes[row]
         return current
@@ -169,63 +217,9 @@ class CurrentTrial:
         """Takes the per-step ground truth ``step`` compares actions with (fast to read)."""
         self.gt_list = gt_by_step(self.gt)
 
-    # ------------------------------------------------------------------ periods
-    def _pool_periods(self) -> None:
-        pool, row = self._pool, self._row
-        assert pool is not None
-        start_t, end_t, start_ind, end_ind, durations = {}, {}, {}, {}, {}
-        for name, starts, ends, first, last, duration in pool.periods:
-            start_t[name] = starts[row]
-            end_t[name] = ends[row]
-            start_ind[name] = first[row]
-            end_ind[name] = last[row]
-            durations[name] = duration[row]
-        self._start_t, self._end_t = start_t, end_t
-        self._start_ind, self._end_ind, self._durations = start_ind, end_ind, durations
-
-    @property
-    def start_t(self) -> dict[str, float]:
-        """Period name to start time in ms."""
-        if self._start_t is None:
-            self._pool_periods()
-        assert self._start_t is not None
-        return self._start_t
-
-    @property
-    def end_t(self) -> dict[str, float]:
-        """Period name to end time in ms."""
-        if self._end_t is None:
-            self._pool_periods()
-        assert self._end_t is not None
-        return self._end_t
-
-    @property
-    def start_ind(self) -> dict[str, int]:
-        """Period name to first step index."""
-        if self._start_ind is None:
-            self._pool_periods()
-        assert self._start_ind is not None
-        return self._start_ind
-
-    @property
-    def end_ind(self) -> dict[str, int]:
-        """Period name to step index after the period."""
-        if self._end_ind is None:
-            self._pool_periods()
-        assert self._end_ind is not None
-        return self._end_ind
-
-    @property
-    def durations(self) -> dict[str, float]:
-        """Period name to duration in ms."""
-        if self._durations is None:
-            self._pool_periods()
-        assert self._durations is not None
-        return self._durations
-
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
-        state = {name: getattr(self, name) for name in self.__slots__}
+        state = dict(vars(self))
         # Views are taken again after unpickling, from the builder or batch they belong to
         # (pickling would turn them into separate arrays, and in-place edits would be lost).
         state["ob"] = state["gt"] = None

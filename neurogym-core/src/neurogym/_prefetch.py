@@ -24,6 +24,7 @@ advanced by ``_new_trials`` would skip the positions of discarded trials).
 
 from __future__ import annotations
 
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -127,10 +128,15 @@ class TrialPool:
             return False
         state = vars(env)
         try:
-            current = map(state.__getitem__, self.names)
-            return all(map(_same, current, self.values))
+            held = tuple(map(state.__getitem__, self.names))
         except KeyError:  # an attribute was deleted
             return False
+        if all(map(is_, held, self.values)):
+            return True
+        if all(map(_same, held, self.values)):  # equal numbers (an unpickled env)
+            self.values = held  # the same objects from now on: the fast check above
+            return True
+        return False
 
     def take(self) -> int:
         """The index of the next unused row."""

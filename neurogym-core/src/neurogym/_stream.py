@@ -21,8 +21,8 @@ from neurogym import validate
 from neurogym._builder import TrialBatch
 from neurogym._contract import require_groundtruth
 from neurogym._env import TrialEnv
+from neurogym._sources import batch_source, resolve_env, to_torch
 from neurogym._trialbatch import concat_rows
-from neurogym.data import batch_source, resolve_env, to_torch
 
 __all__ = ["Dataset", "StreamBatch"]
 

@@ -14,10 +14,9 @@ over ``valid`` instead.
 from __future__ import annotations
 
 import contextlib
-import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -25,12 +24,10 @@ from gymnasium.utils import seeding
 
 from neurogym import validate
 from neurogym._builder import TrialBatch
-from neurogym._chain import iter_chain
 from neurogym._contract import require_groundtruth
 from neurogym._env import TrialEnv
-
-if TYPE_CHECKING:
-    from neurogym._stream import Dataset, StreamBatch
+from neurogym._sources import UnsupportedWrapperError, batch_source, resolve_env, to_torch
+from neurogym._stream import Dataset, StreamBatch
 
 __all__ = [
     "Dataset",
@@ -40,43 +37,6 @@ __all__ = [
     "batch",
     "batch_source",
 ]
-
-# gymnasium wrappers that never change trial data (added by gymnasium.make).
-_TRANSPARENT = ("OrderEnforcing", "PassiveEnvChecker")
-
-
-class UnsupportedWrapperError(TypeError):
-    """A wrapper in the env's chain acts on steps, so batch generation cannot honour it."""
-
-
-def batch_source(env: gym.Env[Any, Any]) -> Any:
-    """The object whose ``new_trials(n, **kwargs)`` builds batches for ``env``'s whole chain.
-
-    That is the outermost trial wrapper (it passes batch requests down its chain) or the task
-    itself. Every other wrapper acts in ``step()``, which batch generation never calls, so it
-    would be silently ignored: it is an error instead.
-
-    Raises:
-        UnsupportedWrapperError: Naming the first step-level wrapper of the chain.
-        TypeError: The chain does not end in a neurogym ``TrialEnv``.
-    """
-    source: Any = None
-    for current in iter_chain(env):
-        if not isinstance(current, gym.Wrapper):
-            break
-        name = type(current).__name__
-        if callable(getattr(type(current), "new_trials", None)):
-            source = current if source is None else source
-        elif name not in _TRANSPARENT:
-            raise UnsupportedWrapperError(
-                f"{name} acts on steps (step()/reset()), which batch generation never calls, "
-                f"so Dataset/batch() cannot honour it; remove {name} from the chain (apply it "
-                "to your model's inputs instead) or step the env (e.g. with "
-                "gymnasium.make_vec) to use it"
-            )
-    if not isinstance(current, TrialEnv):
-        raise TypeError(f"{env} does not end in a neurogym TrialEnv (found {current!r})")
-    return current if source is None else source
 
 
 @contextlib.contextmanager
@@ -93,41 +53,11 @@ def using_generator(task: TrialEnv, rng: np.random.Generator | None) -> Iterator
         task._np_random, task._np_random_seed = saved
 
 
-def resolve_env(
-    env: str | gym.Env[Any, Any], env_kwargs: dict[str, Any] | None, *, copy: bool
-) -> gym.Env[Any, Any]:
-    """An env from an id (made with ``env_kwargs``) or an instance (deep-copied if ``copy``)."""
-    if isinstance(env, str):
-        from neurogym._api import make
-
-        return make(env, **(env_kwargs or {}))
-    if env_kwargs:
-        raise TypeError("env_kwargs= applies to an env id, not to an env instance")
-    if not isinstance(env, gym.Env):
-        raise TypeError(f"env must be a task id or a gymnasium env, got {type(env).__name__}")
-    if copy:
-        import copy as _copy
-
-        return _copy.deepcopy(env)
-    return env
-
-
 def generator_for(seed: int | np.random.Generator | None) -> np.random.Generator | None:
     """The generator a seed stands for: the one ``env.reset(seed=seed)`` would create."""
     if seed is None or isinstance(seed, np.random.Generator):
         return seed
     return seeding.np_random(int(seed))[0]
-
-
-def to_torch(array: np.ndarray | None) -> Any:
-    """``torch.from_numpy(array)`` (shares memory; None stays None)."""
-    if array is None:
-        return None
-    try:
-        torch = importlib.import_module("torch")
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("as_torch=True needs PyTorch: pip install torch") from exc
-    return torch.from_numpy(np.ascontiguousarray(array))
 
 
 @dataclass
@@ -331,11 +261,3 @@ def batch(
         trials = source.new_trials(n, **kwargs)
     out = training_batch(trials, task, time_major)
     return out.to_torch() if as_torch else out
-
-
-def __getattr__(name: str) -> Any:
-    if name in ("Dataset", "StreamBatch"):
-        from neurogym import _stream
-
-        return getattr(_stream, name)
-    raise AttributeError(f"module 'neurogym.data' has no attribute {name!r}")

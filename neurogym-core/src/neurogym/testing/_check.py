@@ -157,8 +157,8 @@ class _Checker:
                 self._trial_arrays(task)
 
     def _trial_arrays(self, task: Any) -> None:
-        current = task._current  # None if a trial wrapper generates the next trial
-        if current is None or current.ob is None:
+        current = task._current  # empty if a trial wrapper generates the next trial
+        if current.ob is None:
             return
         ob, steps = current.ob, round(current.tmax / task.dt)
         obs_space = task.observation_space
