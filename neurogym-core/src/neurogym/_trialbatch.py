@@ -99,25 +99,19 @@ def _apply_packed(sub: np.ndarray, val: np.ndarray, reset: bool) -> bool:
     short strided row at a time, several times slower than over contiguous memory. Here each
     cell of ``k`` values is moved as one opaque item (a void view): the view is gathered into
     a contiguous buffer, the ufunc runs there, and the buffer is scattered back. The
-    arithmetic is the same ufunc on the same values, so the results are identical. Returns
-    False (nothing written) when the view does not have that layout.
+    arithmetic is the same ufunc on the same values, so the results are identical. Only
+    values with a time axis (``(B or 1, L, k)``, e.g. noise) take this path: a value constant
+    over time is as fast channel by channel. Returns False (nothing written) otherwise.
     """
     cell = sub.shape[2] * sub.itemsize
     if (
         cell not in _PACKED
         or sub.strides[2] != sub.itemsize
         or sub.strides[1] == cell  # each trial's cells are contiguous: numpy is fast there
-        or val.shape[2] != sub.shape[2]
+        or val.shape[1:] != sub.shape[1:]
         or val.dtype.kind not in "biuf"
     ):
         return False
-    if val.shape[1] != sub.shape[1]:  # constant over time: repeat it along time first
-        if val.shape[1] != 1 or val.itemsize * val.shape[2] not in _PACKED:
-            return False
-        items = np.ascontiguousarray(val).view(f"V{val.itemsize * val.shape[2]}")
-        tiled = np.empty((max(val.shape[0], 1), sub.shape[1], 1), dtype=items.dtype)
-        tiled[...] = items
-        val = tiled.view(val.dtype)
     packed = sub.view(f"V{cell}")
     buf = np.empty(sub.shape, dtype=sub.dtype)
     if reset:
