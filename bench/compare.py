@@ -178,6 +178,7 @@ def summarise(data: dict[str, Any]) -> tuple[list[tuple[str, str, str, str]], di
         rows.append((f"whole-batch trials/s, PDM, B={size} (upstream: its Dataset)", fmt(a),
                      fmt(up_trials), f"{a / up_trials:.1f}x"))  # fmt: skip
         figures[f"batch_{size}"] = a / up_trials
+    rows += _rng_rows(per_rep, figures)
     for n in ("1", "16", "256"):
         a, b = per_rep("ours", "vector", n), per_rep("upstream", "vector", n)
         rows.append((f"vector env-steps/s, PDM, N={n} (upstream: SyncVectorEnv)", fmt(a), fmt(b),
@@ -235,12 +236,25 @@ def summarise(data: dict[str, Any]) -> tuple[list[tuple[str, str, str, str]], di
     return rows, figures
 
 
+def _rng_rows(per_rep: Any, figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """``new_trials(256)`` of PDM, the RNG bound and the fraction (ours only, same process)."""
+    ours, bound = per_rep("ours", "rng_bound", "new_trials"), per_rep("ours", "rng_bound", "bound")
+    fraction = per_rep("ours", "rng_bound", "fraction")
+    figures["rng_fraction"] = fraction
+    return [
+        ("new_trials(256) trials/s, PDM", fmt(ours), "", ""),
+        ("RNG bound: standard_normal float32 into (256, 20, 2), trials/s", fmt(bound), "", ""),
+        ("new_trials(256) as a fraction of the RNG bound", f"{fraction:.0%}", "", ""),
+    ]
+
+
 TARGETS = (
     ("Dataset (batch 64) >= 50x upstream (median over common tasks)",
      lambda f: med(list(f["dataset_ratios"].values())), 50),
     ("Dataset PDM >= 50x", lambda f: f["dataset_ratios"].get("PerceptualDecisionMaking", 0), 50),
     ("whole-batch B=256 >= 100x upstream Dataset trials/s", lambda f: f["batch_256"], 100),
     ("vector env N=256 >= 50x upstream sync loop", lambda f: f["vector_256"], 50),
+    ("new_trials(256) >= 70% of the RNG bound (PDM)", lambda f: f["rng_fraction"], 0.7),
     ("single-env step >= 3x (median over tasks)", lambda f: f["steps_per_s"], 3),
     ("new_trial >= 3x (median over tasks)", lambda f: f["new_trial_per_s"], 3),
     ("mixed yang19 batch B=256 >= 50x upstream Dataset over ScheduleEnvs",

@@ -39,10 +39,21 @@ class Ours:
     _envs: dict[str, Any] = {}  # noqa: RUF012
 
     @classmethod
+    def _env(cls, name: str) -> Any:
+        """One env per task, made on first use (not on every call: it is timed)."""
+        if name not in cls._envs:
+            cls._envs[name] = cls.make(name)
+        return cls._envs[name]
+
+    @classmethod
     def batch(cls, name: str, size: int) -> Any:
         """The adapter's ``batch``."""
-        env = cls._envs.setdefault(name, cls.make(name))
-        return neurogym.batch(env, size)
+        return neurogym.batch(cls._env(name), size)
+
+    @classmethod
+    def new_trials(cls, name: str, size: int) -> Any:
+        """``env.new_trials(size)`` of the unwrapped env (the builder alone, no wrappers)."""
+        return cls._env(name).unwrapped.new_trials(size)
 
     @classmethod
     def mixed(cls, size: int) -> float:

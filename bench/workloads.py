@@ -26,6 +26,9 @@ YANG19 = ("go", "anti", "rtgo", "rtanti", "dlygo", "dlyanti", "dm1", "dm2", "ctx
           "multidm", "dlydm1", "dlydm2", "ctxdlydm1", "ctxdlydm2", "multidlydm", "dms", "dnms",
           "dmc", "dnmc")  # fmt: skip
 MIXED_SIZES = (256, 1024)
+RNG_BATCH = 256
+RNG_SHAPE = (RNG_BATCH, 20, 2)  # PDM's noise at dt=100: 20 stimulus steps x 2 channels
+RNG_ROUNDS = 5
 MIN_TIME = 0.25  # seconds per measurement
 
 
@@ -96,6 +99,24 @@ def vector(make_vec: Callable[[str, int], Any], n: int) -> float:
     return out
 
 
+def rng_bound(new_trials: Callable[[int], Any]) -> dict[str, float]:
+    """``new_trials(256)`` trials/s of PerceptualDecisionMaking against the RNG bound.
+
+    The RNG bound is the rate of drawing that batch's noise alone:
+    ``Generator.standard_normal(dtype=float32, out=...)`` into a ``(256, 20, 2)`` array, in
+    trials/s. Both are measured in alternation (``RNG_ROUNDS`` rounds, so a load change hits
+    both); the fraction is the median of the per-round ratios.
+    """
+    gen = np.random.default_rng(0)
+    noise = np.empty(RNG_SHAPE, dtype=np.float32)
+    ours, bound, fraction = [], [], []
+    for _ in range(RNG_ROUNDS):
+        ours.append(rate(lambda: new_trials(RNG_BATCH), RNG_BATCH))
+        bound.append(rate(lambda: gen.standard_normal(dtype=np.float32, out=noise), RNG_BATCH))
+        fraction.append(ours[-1] / bound[-1])
+    return {"new_trials": median(ours), "bound": median(bound), "fraction": median(fraction)}
+
+
 def yang19(adapter: Any, out: dict[str, Any]) -> None:
     """new_trial()/s of each Yang et al. 2019 task and mixed-task trials/s of all 20.
 
@@ -140,6 +161,8 @@ def run(adapter: Any) -> None:
     if hasattr(adapter, "batch"):
         for size in BATCH_SIZES:
             out["batch"][str(size)] = rate(lambda s=size: adapter.batch(VECTOR_TASK, s), size)
+    if hasattr(adapter, "new_trials"):
+        out["rng_bound"] = rng_bound(lambda n: adapter.new_trials(VECTOR_TASK, n))
     if hasattr(adapter, "mixed"):
         yang19(adapter, out)
     out["trial_len"] = {}

@@ -8,6 +8,7 @@ period, writes observations and ground truth into padded ``(B, T, ...)`` arrays 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -24,9 +25,9 @@ from neurogym._trial import (
     scaled_rows,
 )
 from neurogym._trialbatch import (
+    EPS,
     TrialBatch,
     _apply,
-    _column,
     _floor_to_dt,
     _to_steps,
     action_table,
@@ -551,27 +552,35 @@ class BatchBuilder(TrialVariables):
     def finish(self, returned: dict[str, Any] | None) -> TrialBatch:
         """Collects the arrays and trial variables into a :class:`TrialBatch`."""
         self.record(returned)
-        lengths = self.lengths
-        n, dt = self.n, self.dt
+        n = self.n
         mask = self._mask if self._mask is not None else np.zeros((n, self.steps), dtype=bool)
-        periods = {}
-        start_t, end_t = {}, {}
-        for name, start in self.start_t.items():
-            end = self.end_t[name]
-            start_t[name] = _column(start, n, float)
-            end_t[name] = _column(end, n, float)
-            periods[name] = (
-                _column(_to_steps(start, dt), n, np.intp),
-                _column(_to_steps(end, dt), n, np.intp),
-            )
+        names = list(self.start_t)
+        times, steps = self._period_columns([*self.start_t.values(), *self.end_t.values()])
+        p = len(names)
         return TrialBatch(
             ob=self._ob,
             gt=self._gt,
-            lengths=lengths,
+            lengths=self.lengths,
             mask=mask,
-            periods=periods,
-            start_t=start_t,
-            end_t=end_t,
+            periods={name: (steps[i], steps[p + i]) for i, name in enumerate(names)},
+            start_t=dict(zip(names, times[:p], strict=True)),
+            end_t=dict(zip(names, times[p:], strict=True)),
             trial=self.trial,
-            dt=dt,
+            dt=self.dt,
         )
+
+    def _period_columns(self, bounds: list[Bound]) -> tuple[np.ndarray, np.ndarray]:
+        """Period bounds in ms and in steps, as two ``(len(bounds), B)`` arrays.
+
+        One array each (its rows are the columns of the batch) instead of one per bound; when
+        every trial shares every bound, the steps are computed once per bound, not per trial.
+        """
+        n, k, dt = self.n, len(bounds), self.dt
+        if all(type(bound) is float for bound in bounds):
+            steps = np.array([math.floor(bound / dt + EPS) for bound in bounds], dtype=np.intp)
+            times = np.repeat(np.array(bounds), n).reshape(k, n)
+            return times, np.repeat(steps, n).reshape(k, n)
+        times = np.empty((k, n))
+        for row, bound in zip(times, bounds, strict=True):
+            row[...] = bound
+        return times, _to_steps(times, self.dt)

@@ -1,0 +1,109 @@
+"""The builder's array kernels give the same bits as plain numpy on every layout they take."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from neurogym import TrialEnv, spaces
+from neurogym._trialbatch import _apply
+
+
+def _layouts() -> list[tuple[str, int, slice, slice, tuple[int, ...]]]:
+    """(dtype, dims, steps, where, value shape) covering packed, channel and plain paths."""
+    cases = []
+    for dtype, dims, where in (
+        ("float32", 3, slice(1, 3)),  # 8-byte cells inside a wider row: the packed path
+        ("float32", 5, slice(1, 5)),  # 16-byte cells
+        ("float64", 3, slice(1, 3)),  # 16-byte cells
+        ("float64", 3, slice(0, 1)),  # one 8-byte dim
+        ("float32", 2, slice(0, 2)),  # contiguous cells: plain numpy
+        ("float32", 4, slice(0, 3)),  # 12-byte cells: channel by channel
+        ("int64", 3, slice(1, 3)),
+    ):
+        k = where.stop - where.start
+        for value_shape in ((16, 20, k), (16, 1, k), (1, 20, k), (16, 20, 1)):
+            cases.append((dtype, dims, slice(2, 22), where, value_shape))
+    return cases
+
+
+@pytest.mark.parametrize("value_dtype", ["same", "float64", "int32"])
+@pytest.mark.parametrize("reset", [False, True])
+@pytest.mark.parametrize(("dtype", "dims", "steps", "where", "value_shape"), _layouts())
+def test_apply_matches_numpy_bit_for_bit(
+    dtype, dims, steps, where, value_shape, reset, value_dtype
+):
+    rng = np.random.default_rng(0)
+    target = (rng.standard_normal((16, 25, dims)) * 10).astype(dtype)
+    vdtype = dtype if value_dtype == "same" else value_dtype
+    value = (rng.standard_normal(value_shape) * 10).astype(vdtype)
+    expected, got = target.copy(), target.copy()
+    sub_expected, sub_got = expected[:, steps, where], got[:, steps, where]
+    try:
+        if reset:
+            sub_expected[...] = value
+        else:
+            sub_expected += value
+    except TypeError as exc:  # int target += float value: the same refusal
+        with pytest.raises(type(exc)):
+            _apply(sub_got, value, reset)
+        return
+    _apply(sub_got, value, reset)
+    assert got.tobytes() == expected.tobytes()
+
+
+class _Noisy(TrialEnv):
+    """Two noisy channels of a three-dim observation, with shared and ragged periods."""
+
+    def __init__(self, ragged: bool) -> None:
+        super().__init__(dt=100)
+        self.timing = {
+            "fixation": 100,
+            "stimulus": (300, 500) if ragged else 2000,
+            "decision": 100,
+        }
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(3,), dtype=np.float32)
+        self.action_space = spaces.Discrete(3)
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus", "decision"])
+        b.add_ob(1, "fixation", where=0)
+        b.add_ob(b.rng.random((b.n, 2)), "stimulus", where=[1, 2])
+        b.add_randn(0, 0.1, "stimulus", where=slice(1, 3))
+        b.set_groundtruth(1, "decision")
+        return {}
+
+
+@pytest.mark.parametrize("ragged", [False, True])
+def test_period_columns_equal_the_bounds_of_every_trial(ragged):
+    env = _Noisy(ragged)
+    env.reset(seed=3)
+    batch = env.new_trials(64)
+    assert list(batch.periods) == ["fixation", "stimulus", "decision"]
+    for name in batch.periods:
+        start_t, end_t = batch.start_t[name], batch.end_t[name]
+        start, end = batch.periods[name]
+        assert start_t.shape == end_t.shape == start.shape == end.shape == (64,)
+        assert start.dtype == end.dtype == np.intp
+        np.testing.assert_array_equal(start, np.floor(start_t / 100 + 1e-9).astype(np.intp))
+        np.testing.assert_array_equal(end, np.floor(end_t / 100 + 1e-9).astype(np.intp))
+    np.testing.assert_array_equal(batch.end_t["fixation"], batch.start_t["stimulus"])
+    np.testing.assert_array_equal(batch.lengths, batch.periods["decision"][1])
+    # columns are independent arrays as far as writing goes
+    batch.start_t["fixation"][0] = 7.0
+    assert batch.end_t["fixation"][0] == 100.0
+    assert batch.start_t["stimulus"][0] == 100.0
+
+
+@pytest.mark.parametrize("ragged", [False, True])
+def test_noise_lands_only_in_its_period_and_dims(ragged):
+    env = _Noisy(ragged)
+    env.reset(seed=5)
+    batch = env.new_trials(32)
+    for i in range(32):
+        start, end = batch.periods["stimulus"][0][i], batch.periods["stimulus"][1][i]
+        ob = batch.ob[i]
+        assert np.all(ob[start:end, 0] == 0)
+        assert np.all(ob[:start, 1:] == 0)
+        assert np.all(ob[end:, 1:] == 0)
+        assert np.all(ob[start:end, 1:] != 0)
