@@ -77,7 +77,7 @@ def test_a_batch_equals_the_single_envs_first_trials(task_id):
         return
     env.reset(seed=7)
     task = env.unwrapped
-    # A task that prefetches K trials generates them as one batch of K (neurogym._prefetch).
+    # A task that prefetches K trials generates them as one batch of K (neurogym._env.prefetch).
     # (Trials forced by a trial wrapper's kwargs are generated one at a time.)
     prefetching = isinstance(getattr(neurogym.TrialEnv, "prefetch", None), int)
     k = int(task.prefetch) if prefetching and batch_source(env) is task else 1

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import neurogym
-from neurogym._firstparty import FIRST_PARTY, FIRST_PARTY_NAMESPACE
+from neurogym._registry.firstparty import FIRST_PARTY, FIRST_PARTY_NAMESPACE
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = {row.distribution: row for row in FIRST_PARTY}
@@ -26,7 +26,7 @@ def _repo_plugins() -> dict[str, str]:
 
 @pytest.mark.parametrize(("distribution", "entry_point"), sorted(_repo_plugins().items()))
 def test_every_repo_plugin_has_its_row(distribution, entry_point):
-    assert distribution in ROWS, f"{distribution} is missing from neurogym._firstparty"
+    assert distribution in ROWS, f"{distribution} is missing from neurogym._registry.firstparty"
     assert ROWS[distribution].plugin == entry_point
 
 

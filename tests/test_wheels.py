@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from neurogym._firstparty import FIRST_PARTY
+from neurogym._registry.firstparty import FIRST_PARTY
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 900  # seconds for one pip command (cold caches)

@@ -54,7 +54,7 @@ NOT_CALLABLE = 3
 
 # A good plugin: one task (in module fake_tasks, which listing must not import) and a wrapper.
 GOOD_PLUGIN = """
-from neurogym._specs import TaskSpec, WrapperSpec
+from neurogym._registry.specs import TaskSpec, WrapperSpec
 from neurogym.hookspecs import hookimpl
 
 
@@ -73,7 +73,7 @@ def _declaring(*task_ids: str) -> str:
     """Source of a plugin module declaring ``task_ids``, all built by ``fake_tasks:TinyEnv``."""
     specs = ", ".join(f'TaskSpec("{task_id}", "fake_tasks:TinyEnv")' for task_id in task_ids)
     return textwrap.dedent(f"""
-        from neurogym._specs import TaskSpec
+        from neurogym._registry.specs import TaskSpec
         from neurogym.hookspecs import hookimpl
 
 

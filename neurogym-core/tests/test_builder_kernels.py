@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from neurogym import TrialEnv, spaces
-from neurogym._trialbatch import _apply
+from neurogym._trials.batch import _apply
 
 
 def _layouts() -> list[tuple[str, int, slice, slice, tuple[int, ...]]]:

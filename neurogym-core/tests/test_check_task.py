@@ -257,7 +257,8 @@ class Documented(Good):
 
 def _registered(registry, cls_name, monkeypatch):
     """Register ``test_check_task:<cls_name>`` in ``registry`` and make it the default one."""
-    from neurogym import TaskSpec, _api
+    from neurogym import TaskSpec
+    from neurogym._registry import api as _api
 
     spec = TaskSpec(
         f"test/{cls_name}-v0",

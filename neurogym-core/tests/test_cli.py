@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from neurogym import cli
-from neurogym._api import get_registry
+from neurogym._registry.api import get_registry
 from neurogym.errors import NeurogymPluginWarning
 
 # A task that breaks the contract: a plain gymnasium env without the metadata check_task wants.
 FAILING_PLUGIN = """
-from neurogym._specs import TaskSpec
+from neurogym._registry.specs import TaskSpec
 from neurogym.hookspecs import hookimpl
 
 
@@ -89,7 +89,7 @@ def test_info_prints_the_spec_and_the_docstring(capsys, query):
     code, out, _ = run(capsys, "info", query)
     assert code == 0
     assert "id:             neurogym/Null-v0\n" in out
-    assert "entry point:    neurogym._null:Null\n" in out
+    assert "entry point:    neurogym._env.null:Null\n" in out
     assert "plugin:         core (distribution neurogym-core)\n" in out
     assert "vectorized:     no: Null declares no StandardDecision rule\n" in out
     assert "\n## Observation space (named dims)\n" in out
@@ -97,7 +97,7 @@ def test_info_prints_the_spec_and_the_docstring(capsys, query):
 
 def test_info_derives_vectorized_from_the_class(capsys, installed_fake_plugin, monkeypatch):
     source = """
-        from neurogym._specs import TaskSpec
+        from neurogym._registry.specs import TaskSpec
         from neurogym.hookspecs import hookimpl
 
         @hookimpl

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from data_tasks import PrefetchTask, VarTask
 
-from neurogym._current import CurrentTrial
+from neurogym._env.current import CurrentTrial
 
 
 def test_each_trial_boundary_replaces_the_current_trial_as_one_object():

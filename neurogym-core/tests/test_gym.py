@@ -12,8 +12,12 @@ import gymnasium
 import pytest
 from gymnasium.envs.registration import registry as gymnasium_registry
 
-from neurogym._api import build_registry, get_registry
-from neurogym._gym import GYMNASIUM_ENTRY_POINT, make_from_registry, register_with_gymnasium
+from neurogym._registry.api import build_registry, get_registry
+from neurogym._registry.gym import (
+    GYMNASIUM_ENTRY_POINT,
+    make_from_registry,
+    register_with_gymnasium,
+)
 from neurogym.errors import DuplicateTaskError, NeurogymPluginWarning
 
 # Imported by spawned workers, so it must live in a real module (not in `python -c`).
@@ -120,10 +124,10 @@ def test_listing_in_a_fresh_process_imports_no_task_module(fake_default):
         """
         import json, sys
         import neurogym
-        from neurogym._api import get_registry
+        from neurogym._registry.api import get_registry
         registry = get_registry()
         listed = [spec.id for spec in registry.tasks()] + registry.tags()
-        print(json.dumps([m for m in ("fake_tasks", "neurogym._null") if m in sys.modules]))
+        print(json.dumps([m for m in ("fake_tasks", "neurogym._env.null") if m in sys.modules]))
         """,
         fake_default,
     )
@@ -135,7 +139,7 @@ def test_spawned_vector_env_workers_build_through_the_registry(fake_default):
         """
         import json
         import gymnasium
-        from neurogym._gym import register_with_gymnasium
+        from neurogym._registry.gym import register_with_gymnasium
         register_with_gymnasium()
         envs = gymnasium.make_vec(
             "fake/Tiny-v0", num_envs=2, vectorization_mode="async",

@@ -12,6 +12,22 @@ import neurogym
 PACKAGE_DIR = Path(neurogym.__file__).resolve().parent
 MAX_LINES = 600
 
+# The layers of docs/architecture.md §1, lowest first: a module imports only from its own
+# layer or lower ones (the package's lazy attributes go through importlib, not an import).
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundation", ("neurogym.errors", "neurogym.validate", "neurogym.spaces", "neurogym.timing",
+                    "neurogym.rules")),
+    ("trial generation", ("neurogym._trials",)),
+    ("single env", ("neurogym._env",)),
+    ("registry and plugins", ("neurogym._registry", "neurogym.hookspecs")),
+    ("data and vector envs", ("neurogym._data", "neurogym.data", "neurogym.vector")),
+    ("wrappers", ("neurogym.wrappers",)),
+    ("public API", ("neurogym",)),
+    ("conformance kit", ("neurogym.testing",)),
+    ("applications", ("neurogym.cli", "neurogym.demo", "neurogym.__main__", "neurogym.plot",
+                      "neurogym.train", "neurogym.rl")),
+]  # fmt: skip
+
 
 def _modules() -> dict[str, Path]:
     found = {}
@@ -123,6 +139,38 @@ def test_there_are_no_runtime_import_cycles():
         for group in cycles
     ]
     assert not cycles, "runtime import cycles:\n" + "\n".join(described)
+
+
+def layer_of(module: str) -> int:
+    """The index in :data:`LAYERS` of the layer holding ``module``."""
+    best = -1, -1  # (length of the matching prefix, layer)
+    for rank, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best[0]:
+                best = len(prefix), rank
+    if best[1] < 0:
+        raise AssertionError(f"{module} is in no layer of LAYERS (docs/architecture.md §1)")
+    return best[1]
+
+
+def test_function_local_imports_count_and_type_checking_ones_do_not():
+    # neurogym._data.sources makes ids through the registry inside a function; the builder
+    # names TrialEnv (a layer up) only for type checking.
+    assert "neurogym._registry.api" in runtime_imports("neurogym._data.sources")
+    assert "neurogym._env.env" not in runtime_imports("neurogym._trials.builder")
+
+
+def test_every_module_imports_only_its_own_layer_or_lower_ones():
+    def named(module: str) -> str:
+        return f"{module} ({LAYERS[layer_of(module)][0]})"
+
+    upward = [
+        f"{named(module)} imports {named(target)}"
+        for module in MODULES
+        for target in sorted(runtime_imports(module))
+        if layer_of(target) > layer_of(module)
+    ]
+    assert not upward, "imports that go up a layer:\n" + "\n".join(upward)
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

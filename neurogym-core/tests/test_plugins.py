@@ -9,15 +9,15 @@ import types
 
 import pytest
 
-from neurogym import _builtin
-from neurogym._api import build_registry, get_registry
-from neurogym._plugins import (
+from neurogym._registry import builtin
+from neurogym._registry.api import build_registry, get_registry
+from neurogym._registry.plugins import (
     CORE_DISTRIBUTION,
     CORE_PLUGIN,
     build_plugin_manager,
     registry_from_plugins,
 )
-from neurogym._specs import TaskSpec
+from neurogym._registry.specs import TaskSpec
 from neurogym.errors import DuplicateTaskError, NeurogymPluginWarning, UnknownTaskError
 from neurogym.hookspecs import hookimpl
 
@@ -30,7 +30,7 @@ def test_core_only(ngym_registry, ngym_pm):
     assert [spec.id for spec in ngym_registry.tasks()] == ["neurogym/Null-v0"]
     null = ngym_registry.resolve("Null")
     assert (null.plugin, null.distribution) == (CORE_PLUGIN, CORE_DISTRIBUTION)
-    assert ngym_pm.get_plugin(CORE_PLUGIN) is _builtin
+    assert ngym_pm.get_plugin(CORE_PLUGIN) is builtin
     assert ngym_registry.plugin_manager is not ngym_pm  # each fixture builds its own
 
 
@@ -106,7 +106,7 @@ def test_malformed_entry_points_txt_is_skipped(installed_fake_plugin, good_plugi
 def test_plugin_raising_in_hook_is_dropped(installed_fake_plugin, good_plugin, fake_tasks_file):
     installed_fake_plugin("fake-good", good_plugin, files=fake_tasks_file)
     source = """
-        from neurogym._specs import WrapperSpec
+        from neurogym._registry.specs import WrapperSpec
         from neurogym.hookspecs import hookimpl
 
         @hookimpl
@@ -146,7 +146,7 @@ def test_plugin_raising_in_hook_is_dropped(installed_fake_plugin, good_plugin, f
 )
 def test_plugin_returning_non_specs_warns(installed_fake_plugin, returned, problem):
     source = f"""
-        from neurogym._specs import TaskSpec
+        from neurogym._registry.specs import TaskSpec
         from neurogym.hookspecs import hookimpl
 
         @hookimpl
@@ -389,7 +389,7 @@ def test_third_party_ids_in_the_neurogym_namespace_are_rejected(
 
 def test_first_party_wrapper_name_wins_a_clash(installed_fake_plugin):
     source = """
-        from neurogym._specs import WrapperSpec
+        from neurogym._registry.specs import WrapperSpec
         from neurogym.hookspecs import hookimpl
 
         @hookimpl

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from neurogym._registry import Registry
-from neurogym._specs import TaskSpec, WrapperSpec
+from neurogym._registry.registry import Registry
+from neurogym._registry.specs import TaskSpec, WrapperSpec
 from neurogym.errors import (
     AmbiguousTaskError,
     DuplicateTaskError,

@@ -8,7 +8,7 @@ import pickle
 import gymnasium
 import pytest
 
-from neurogym._specs import TaskSpec, WrapperSpec, parse_task_id
+from neurogym._registry.specs import TaskSpec, WrapperSpec, parse_task_id
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from data_tasks import PrefetchTask, SharedDraw, StepTask, VarTask
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from neurogym import Registry, TaskSpec, WrapperSpec
-from neurogym._gym import register_with_gymnasium
-from neurogym._rowrng import SharedDrawError
+from neurogym._registry.gym import register_with_gymnasium
+from neurogym._trials.rowrng import SharedDrawError
 from neurogym.vector import TrialVectorEnv, make_vector_env, native_obstacle
 
 ID = "neurogym/VecVarTask-v0"
@@ -24,8 +24,8 @@ def registry(monkeypatch):
     reg.register(TaskSpec(ID, "data_tasks:VarTask"))
     reg.register(TaskSpec(STEP_ID, "data_tasks:StepTask"))
     reg.register(WrapperSpec("Scale", "data_tasks:Scale"))
-    monkeypatch.setattr("neurogym._api.get_registry", lambda: reg)
-    monkeypatch.setattr("neurogym._gym.get_registry", lambda: reg)
+    monkeypatch.setattr("neurogym._registry.api.get_registry", lambda: reg)
+    monkeypatch.setattr("neurogym._registry.gym.get_registry", lambda: reg)
     register_with_gymnasium(reg)
     yield reg
     for task_id in (ID, STEP_ID):

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from neurogym import spaces, timing
-from neurogym._api import (
+from neurogym._env.env import OBNOW, EmptyPeriodWarning, TrialEnv
+from neurogym._registry.api import (
     build_registry,
     get_registry,
     make,
@@ -20,10 +21,9 @@ from neurogym._api import (
     tasks,
     wrapper_specs,
 )
-from neurogym._builder import BatchBuilder, InvalidOperationError, TrialBatch
-from neurogym._env import OBNOW, EmptyPeriodWarning, TrialEnv
-from neurogym._registry import Registry
-from neurogym._specs import TaskSpec, WrapperSpec
+from neurogym._registry.registry import Registry
+from neurogym._registry.specs import TaskSpec, WrapperSpec
+from neurogym._trials.builder import BatchBuilder, InvalidOperationError, TrialBatch
 from neurogym.errors import (
     AmbiguousTaskError,
     DuplicateTaskError,
@@ -85,8 +85,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "TrialWrapper": "neurogym.wrappers",
     "wrappers": "neurogym.wrappers",
-    "Dataset": "neurogym._stream",
-    "StreamBatch": "neurogym._stream",
+    "Dataset": "neurogym._data.stream",
+    "StreamBatch": "neurogym._data.stream",
     "TrainingBatch": "neurogym.data",
     "UnsupportedWrapperError": "neurogym.data",
     "batch": "neurogym.data",
@@ -121,7 +121,7 @@ def __getattr__(name: str) -> Any:
 
 def _register() -> None:
     # Last, so plugin hook modules can `from neurogym import TaskSpec, hookimpl`.
-    from neurogym._gym import register_with_gymnasium
+    from neurogym._registry.gym import register_with_gymnasium
 
     register_with_gymnasium()
 

@@ -23,11 +23,11 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from neurogym import validate
-from neurogym._builder import TrialBatch
-from neurogym._contract import require_groundtruth
-from neurogym._env import TrialEnv
-from neurogym._sources import UnsupportedWrapperError, batch_source, resolve_env, to_torch
-from neurogym._stream import Dataset, StreamBatch
+from neurogym._data.sources import UnsupportedWrapperError, batch_source, resolve_env, to_torch
+from neurogym._data.stream import Dataset, StreamBatch
+from neurogym._env.contract import require_groundtruth
+from neurogym._env.env import TrialEnv
+from neurogym._trials.builder import TrialBatch
 
 __all__ = [
     "Dataset",

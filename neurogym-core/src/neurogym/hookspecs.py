@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from neurogym._specs import TaskSpec, WrapperSpec
+from neurogym._registry.specs import TaskSpec, WrapperSpec
 
 if TYPE_CHECKING:
     import gymnasium

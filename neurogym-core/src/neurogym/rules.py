@@ -18,7 +18,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from neurogym._trialbatch import _to_steps
+from neurogym.timing import _to_steps
 
 __all__ = ["FIXATE", "NEUTRAL", "RESPOND", "Outcome", "OutcomeTable", "StandardDecision"]
 

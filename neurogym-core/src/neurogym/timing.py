@@ -29,7 +29,7 @@ from typing import Any, Literal, TypeAlias
 
 import numpy as np
 
-from neurogym._keys import check_keys
+from neurogym.validate import check_keys
 
 __all__ = [
     "MAX_TRIAL_STEPS",
@@ -424,3 +424,29 @@ def _rebuilt(
     if dt is not None:
         timing.bind(dt, optional or (), owner)
     return timing
+
+
+# ---------------------------------------------------------------------- the step-index rule
+EPS = 1e-9
+"""Tolerance of ``floor(t / dt)`` (times in ms that are multiples of dt up to rounding)."""
+
+
+def _floor_to_dt(value: float | np.ndarray, dt: float) -> float | np.ndarray:
+    """``value`` floored to a multiple of ``dt`` (the time of its step, :func:`_to_steps`)."""
+    if isinstance(value, float):
+        steps: int = _to_steps(value, dt)
+        return steps * dt
+    out: np.ndarray = np.floor(value / dt + EPS) * dt
+    return out
+
+
+def _to_steps(value: float | np.ndarray, dt: float) -> Any:
+    """Step index of a time in ms: ``floor(t / dt)`` (an int, or an int array).
+
+    The one step-index rule: the builder writes a period's observations and ground truth
+    into steps ``_to_steps(start) .. _to_steps(end) - 1``, and the period codes of a
+    :class:`~neurogym.StandardDecision` cover the same steps.
+    """
+    if isinstance(value, int | float):
+        return math.floor(value / dt + EPS)
+    return np.floor(value / dt + EPS).astype(np.intp)

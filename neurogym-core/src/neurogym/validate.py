@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 __all__ = [
+    "check_keys",
     "choice",
     "closest",
     "integer",
@@ -249,3 +250,26 @@ def integers_in_range(values: Any, name: str, low: int, high: int) -> np.ndarray
             f"{name} must hold ints in [{low}, {high}], got {np.asarray(array)[bad].tolist()}"
         )
     return array.astype(np.int64)
+
+
+def check_keys(
+    given: Iterable[str], present: Iterable[str], optional: Iterable[str], what: str
+) -> None:
+    """Raise unless every key of ``given`` is ``present`` or ``optional``.
+
+    Args:
+        given: The keys of the override.
+        present: The keys the dict has (its defaults and those the task added).
+        optional: The keys the task declares optional.
+        what: ``"rewards"`` or ``"timing"`` plus the task, for the message.
+
+    Raises:
+        ValueError: Naming the first unknown key, the valid ones and the closest one.
+    """
+    valid = list(dict.fromkeys([*present, *optional]))
+    for key in given:
+        if key not in valid:
+            listed = ", ".join(repr(k) for k in valid)
+            raise ValueError(
+                f"{what} has no key {key!r}; valid keys: {listed}{closest(key, valid)}"
+            )

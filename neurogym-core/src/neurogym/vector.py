@@ -29,12 +29,12 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from neurogym import validate
-from neurogym._builder import BatchBuilder, TrialBatch
-from neurogym._env import TrialEnv
-from neurogym._rowrng import RowGenerators
-from neurogym._trialbatch import concat_rows
-from neurogym._vector_loop import LoopVectorEnv, check_actions, check_attribute
-from neurogym._vectorizable import native_obstacle
+from neurogym._data.vector_loop import LoopVectorEnv, check_actions, check_attribute
+from neurogym._env.env import TrialEnv
+from neurogym._env.vectorizable import native_obstacle
+from neurogym._trials.batch import concat_rows
+from neurogym._trials.builder import BatchBuilder, TrialBatch
+from neurogym._trials.rowrng import RowGenerators
 
 __all__ = ["TrialVectorEnv", "make_vector_env", "native_obstacle"]
 
@@ -65,7 +65,7 @@ def make_vector_env(
         ValueError: ``vectorization`` is not one of the three values, or ``"native"`` was asked
             for a task that cannot be stepped natively.
     """
-    from neurogym._api import get_registry
+    from neurogym._registry.api import get_registry
 
     if vectorization not in ("auto", "native", "loop"):
         raise ValueError(
@@ -105,9 +105,9 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     Each sub-env has its own generator (seeded ``s + i`` by ``reset(seed=s)``, like
     gymnasium's vector envs) and a short queue of upcoming trials. Trials are generated in
-    passes: one :class:`~neurogym._builder.BatchBuilder` call builds the next trial of many
+    passes: one :class:`~neurogym._trials.builder.BatchBuilder` call builds the next trial of many
     sub-envs at once, each row drawn from its own sub-env's generator exactly as a single env
-    draws a trial (:class:`~neurogym._rowrng.RowGenerators`). A step reads precomputed
+    draws a trial (:class:`~neurogym._trials.rowrng.RowGenerators`). A step reads precomputed
     per-step tables (period code x ground truth x action -> reward, trial end, performance);
     when a sub-env's trial ends, only that sub-env moves on to its next trial.
 
@@ -133,7 +133,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.num_envs = num_envs
         self.queue = max(int(queue), 1)
         # A single env of a task with `prefetch = K` draws its trials as new_trials(K) blocks
-        # (neurogym._prefetch); each sub-env then gets whole blocks from its generator.
+        # (neurogym._env.prefetch); each sub-env then gets whole blocks from its generator.
         prefetching = isinstance(getattr(TrialEnv, "prefetch", None), int)  # core support
         block = int(getattr(env, "prefetch", 1) or 1) if prefetching and env.batch_native else 1
         self._block = max(block, 1)

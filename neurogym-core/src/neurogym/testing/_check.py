@@ -14,7 +14,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.utils.env_checker import check_env
 
-from neurogym._contract import task_alone
+from neurogym._env.contract import task_alone
 
 __all__ = ["TaskCheckError", "check_task"]
 
@@ -228,7 +228,7 @@ class _Checker:
             )
 
     def supervised_data(self) -> None:
-        from neurogym._contract import check_declaration
+        from neurogym._env.contract import check_declaration
 
         check_declaration(self.factory, self.steps)
 

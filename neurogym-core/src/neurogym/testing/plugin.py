@@ -28,8 +28,8 @@ import importlib_metadata
 import pytest
 
 if TYPE_CHECKING:
-    from neurogym._plugins import PluginManager
-    from neurogym._registry import Registry
+    from neurogym._registry.plugins import PluginManager
+    from neurogym._registry.registry import Registry
 
 # Literals, not imports: loading this pytest plugin must not import neurogym (which runs
 # plugin discovery); neurogym is imported inside the fixtures, only when a test asks.
@@ -138,7 +138,7 @@ class FakePluginInstaller:
 @pytest.fixture
 def ngym_pm() -> PluginManager:
     """A fresh neurogym plugin manager with core registered and no entry points loaded."""
-    from neurogym._plugins import build_plugin_manager
+    from neurogym._registry.plugins import build_plugin_manager
 
     return build_plugin_manager(discover=False)
 
@@ -146,7 +146,7 @@ def ngym_pm() -> PluginManager:
 @pytest.fixture
 def ngym_registry() -> Registry:
     """A fresh registry holding only core's tasks; the default registry is untouched."""
-    from neurogym._api import build_registry
+    from neurogym._registry.api import build_registry
 
     return build_registry(discover=False)
 

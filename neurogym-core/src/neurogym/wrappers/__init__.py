@@ -25,7 +25,7 @@ Schedules: :class:`RandomSchedule`, :class:`SequentialSchedule`, :class:`RandomB
 
 from __future__ import annotations
 
-from neurogym._variables import RecordOnly
+from neurogym._trials.variables import RecordOnly
 from neurogym.wrappers._base import TrialWrapper
 from neurogym.wrappers.monitor import Monitor
 from neurogym.wrappers.multi import MultiEnvs, ScheduleEnvs

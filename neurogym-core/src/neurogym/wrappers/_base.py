@@ -17,11 +17,11 @@ from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 
-from neurogym._batching import loop_trials
-from neurogym._builder import TrialBatch
-from neurogym._chain import iter_chain
-from neurogym._env import TrialEnv
-from neurogym._overrides import Overrides
+from neurogym._env.chain import iter_chain
+from neurogym._env.env import TrialEnv
+from neurogym._env.overrides import Overrides
+from neurogym._trials.builder import TrialBatch
+from neurogym._trials.stack import loop_trials
 
 __all__ = [
     "TrialWrapper",
@@ -132,7 +132,7 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
 
     _overrides: ClassVar[Overrides] = Overrides()
     """Which of ``new_trial`` and ``current_observation`` the class overrides (see
-    :mod:`neurogym._overrides`): overriding ``new_trial`` makes batches loop it."""
+    :mod:`neurogym._env.overrides`): overriding ``new_trial`` makes batches loop it."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -16,7 +16,7 @@ import gymnasium as gym
 import numpy as np
 
 from neurogym import spaces
-from neurogym._builder import TrialBatch
+from neurogym._trials.builder import TrialBatch
 from neurogym.wrappers._base import (
     TrialWrapper,
     check_switchable,

@@ -14,7 +14,7 @@ import gymnasium as gym
 import numpy as np
 
 from neurogym import spaces
-from neurogym._env import TrialEnv
+from neurogym._env.env import TrialEnv
 from neurogym.wrappers._base import require_trial_env, switcher_in
 
 __all__ = ["Noise", "PassAction", "PassReward", "ReactionTime", "extend_box"]

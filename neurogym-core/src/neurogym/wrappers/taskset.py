@@ -17,7 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 from neurogym import validate
-from neurogym._builder import TrialBatch
+from neurogym._trials.builder import TrialBatch
 from neurogym.wrappers.multi import ScheduleEnvs
 from neurogym.wrappers.schedule import RandomSchedule
 
@@ -138,7 +138,7 @@ class TaskSet(ScheduleEnvs):
             p: Probability of each task per trial (None: uniform).
             **kwargs: Constructor arguments given to every task (e.g. ``dt``).
         """
-        from neurogym._api import make
+        from neurogym._registry.api import make
 
         ids = list(task_ids)
         return cls([make(task_id, **kwargs) for task_id in ids], names or ids, p)

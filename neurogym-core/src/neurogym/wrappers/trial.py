@@ -14,8 +14,8 @@ import gymnasium as gym
 import numpy as np
 
 from neurogym import validate
-from neurogym._builder import TrialBatch
-from neurogym._variables import RecordOnly
+from neurogym._trials.builder import TrialBatch
+from neurogym._trials.variables import RecordOnly
 from neurogym.wrappers._base import TrialWrapper
 from neurogym.wrappers.schedule import BaseSchedule
 

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neurogym._builder import BatchBuilder
-from neurogym._trialbatch import _to_steps
+from neurogym._trials.builder import BatchBuilder
+from neurogym.timing import _to_steps
 
 if TYPE_CHECKING:
-    from neurogym._builder import TrialBatch
-    from neurogym._env import TrialEnv
+    from neurogym._env.env import TrialEnv
+    from neurogym._trials.builder import TrialBatch
 
 __all__ = ["TrialPool"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from neurogym._specs import TaskSpec, WrapperSpec
+from neurogym._registry.specs import TaskSpec, WrapperSpec
 from neurogym.hookspecs import hookimpl
 
 __all__ = ["neurogym_tasks", "neurogym_wrappers"]
@@ -51,7 +51,7 @@ def neurogym_tasks() -> list[TaskSpec]:
     return [
         TaskSpec(
             "neurogym/Null-v0",
-            "neurogym._null:Null",
+            "neurogym._env.null:Null",
             tags=("placeholder",),
             paper_name="None (placeholder task)",
             paper_link="https://github.com/neurogym/neurogym",

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from neurogym._trial import WhereArg
+from neurogym._trials.where import WhereArg
 
 __all__ = [
-    "EPS",
     "TrialBatch",
     "action_table",
     "concat_rows",
@@ -19,9 +17,6 @@ __all__ = [
     "gt_by_step",
     "scatter_rows",
 ]
-
-EPS = 1e-9
-"""Tolerance of ``floor(t / dt)`` (times in ms that are multiples of dt up to rounding)."""
 
 
 @dataclass
@@ -136,27 +131,6 @@ def _column(value: Any, n: int, dtype: Any) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value.astype(dtype)
     return np.full(n, value, dtype=dtype)
-
-
-def _floor_to_dt(value: float | np.ndarray, dt: float) -> float | np.ndarray:
-    """``value`` floored to a multiple of ``dt`` (the time of its step, :func:`_to_steps`)."""
-    if isinstance(value, float):
-        steps: int = _to_steps(value, dt)
-        return steps * dt
-    out: np.ndarray = np.floor(value / dt + EPS) * dt
-    return out
-
-
-def _to_steps(value: float | np.ndarray, dt: float) -> Any:
-    """Step index of a time in ms: ``floor(t / dt)`` (an int, or an int array).
-
-    The one step-index rule: the builder writes a period's observations and ground truth
-    into steps ``_to_steps(start) .. _to_steps(end) - 1``, and the period codes of a
-    :class:`~neurogym.StandardDecision` cover the same steps.
-    """
-    if isinstance(value, int | float):
-        return math.floor(value / dt + EPS)
-    return np.floor(value / dt + EPS).astype(np.intp)
 
 
 def concat_rows(parts: list[Any], sizes: list[int]) -> np.ndarray:

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neurogym._builder import TrialBatch
-from neurogym._variables import RecordOnly
+from neurogym._trials.builder import TrialBatch
+from neurogym._trials.variables import RecordOnly
 
 if TYPE_CHECKING:
-    from neurogym._env import TrialEnv
+    from neurogym._env.env import TrialEnv
 
 __all__ = ["loop_trials", "row_of", "stack_trials"]
 

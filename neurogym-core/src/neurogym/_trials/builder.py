@@ -14,8 +14,20 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
-from neurogym._rowrng import RowGenerators
-from neurogym._trial import (
+from neurogym._trials.batch import (
+    TrialBatch,
+    _apply,
+    action_table,
+    scatter_rows,
+)
+from neurogym._trials.rowrng import RowGenerators
+from neurogym._trials.variables import (
+    RecordOnly,
+    TrackedKwargs,
+    TrialVariables,
+    unknown_kwargs_error,
+)
+from neurogym._trials.where import (
     InvalidOperationError,
     PeriodArg,
     WhereArg,
@@ -24,20 +36,17 @@ from neurogym._trial import (
     per_row,
     scaled_rows,
 )
-from neurogym._trialbatch import (
+from neurogym.timing import (
     EPS,
-    TrialBatch,
-    _apply,
+    MAX_TRIAL_STEPS,
     _floor_to_dt,
     _to_steps,
-    action_table,
-    scatter_rows,
+    check_drawn,
+    check_steps,
 )
-from neurogym._variables import RecordOnly, TrackedKwargs, TrialVariables, unknown_kwargs_error
-from neurogym.timing import MAX_TRIAL_STEPS, check_drawn, check_steps
 
 if TYPE_CHECKING:
-    from neurogym._env import TrialEnv
+    from neurogym._env.env import TrialEnv
 
 __all__ = ["BatchBuilder", "InvalidOperationError", "TrialBatch", "action_table"]
 
@@ -54,7 +63,7 @@ class BatchBuilder(TrialVariables):
         n: Number of trials ``B``.
         kwargs: Forced trial parameters (scalars or arrays with a leading ``B`` axis).
         rng: The generator to draw from; ``env.rng`` if None. A vector env passes a
-            :class:`~neurogym._rowrng.RowGenerators` (one generator per trial row), which
+            :class:`~neurogym._trials.rowrng.RowGenerators` (one generator per trial row), which
             draws every row exactly as a batch of one would from that row's generator.
     """
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from neurogym._env import TrialEnv
+from neurogym._env.env import TrialEnv
 from neurogym.rules import StandardDecision
 
 __all__ = ["native_obstacle"]

@@ -15,34 +15,11 @@ import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from neurogym.validate import closest
+from neurogym.validate import check_keys
 
-__all__ = ["RewardDict", "check_keys"]
+__all__ = ["CheckedRewards", "RewardDict"]
 
 _versions = itertools.count(1 << 20)  # large ints: each version is its own object
-
-
-def check_keys(
-    given: Iterable[str], present: Iterable[str], optional: Iterable[str], what: str
-) -> None:
-    """Raise unless every key of ``given`` is ``present`` or ``optional``.
-
-    Args:
-        given: The keys of the override.
-        present: The keys the dict has (its defaults and those the task added).
-        optional: The keys the task declares optional.
-        what: ``"rewards"`` or ``"timing"`` plus the task, for the message.
-
-    Raises:
-        ValueError: Naming the first unknown key, the valid ones and the closest one.
-    """
-    valid = list(dict.fromkeys([*present, *optional]))
-    for key in given:
-        if key not in valid:
-            listed = ", ".join(repr(k) for k in valid)
-            raise ValueError(
-                f"{what} has no key {key!r}; valid keys: {listed}{closest(key, valid)}"
-            )
 
 
 class RewardDict(dict[str, Any]):

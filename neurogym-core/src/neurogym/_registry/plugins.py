@@ -23,16 +23,17 @@ from typing import TypeVar
 import importlib_metadata
 import pluggy
 
-from neurogym import _builtin, hookspecs
-from neurogym._firstparty import (
+from neurogym import hookspecs
+from neurogym._registry import builtin
+from neurogym._registry.firstparty import (
     FIRST_PARTY_NAMESPACE,
     distribution_key,
     first_party_distribution_of_plugin,
     first_party_distributions,
     is_first_party,
 )
-from neurogym._registry import Registry
-from neurogym._specs import TaskSpec, WrapperSpec
+from neurogym._registry.registry import Registry
+from neurogym._registry.specs import TaskSpec, WrapperSpec
 from neurogym.errors import NeurogymPluginWarning
 
 __all__ = [
@@ -255,7 +256,7 @@ def build_plugin_manager(*, discover: bool = True, include_core: bool = True) ->
     """
     pm = PluginManager()
     if include_core:
-        pm.add_plugin(_builtin, CORE_PLUGIN, CORE_DISTRIBUTION)
+        pm.add_plugin(builtin, CORE_PLUGIN, CORE_DISTRIBUTION)
     if discover and not _env_flag(NO_PLUGINS_ENV):
         _load_entry_points(pm)
     return pm

@@ -3,7 +3,7 @@
 A vector env keeps one ``numpy.random.Generator`` per sub-env (as ``N`` single envs would). A
 single env generates its trials ``K`` at a time (``env.new_trials(K)``, ``K = env.prefetch``,
 1 for tasks that do not prefetch). To build the next ``K`` trials of many sub-envs at once,
-the :class:`~neurogym._builder.BatchBuilder` gets a :class:`RowGenerators` instead of a
+the :class:`~neurogym._trials.builder.BatchBuilder` gets a :class:`RowGenerators` instead of a
 ``Generator``: rows ``g*K .. g*K+K-1`` belong to generator ``g``, and every draw whose leading
 dimension is the batch size is split into one draw per generator with exactly the shape
 ``new_trials(K)`` draws. Those rows therefore equal the trials a single env with generator

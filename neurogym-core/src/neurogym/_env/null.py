@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from neurogym import spaces
-from neurogym._env import TrialEnv
+from neurogym._env.env import TrialEnv
 
 __all__ = ["Null"]
 

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from neurogym._actions import checked_action, discrete_bounds
-from neurogym._authoring import AuthoringMixin
-from neurogym._batching import loop_trials
-from neurogym._builder import BatchBuilder, TrialBatch
-from neurogym._current import CurrentTrial
-from neurogym._keys import CheckedRewards
-from neurogym._overrides import Overrides
-from neurogym._prefetch import TrialPool
-from neurogym._variables import RecordOnly
+from neurogym._env.actions import checked_action, discrete_bounds
+from neurogym._env.authoring import AuthoringMixin
+from neurogym._env.current import CurrentTrial
+from neurogym._env.overrides import Overrides
+from neurogym._env.prefetch import TrialPool
+from neurogym._env.rewards import CheckedRewards
+from neurogym._trials.builder import BatchBuilder, TrialBatch
+from neurogym._trials.stack import loop_trials
+from neurogym._trials.variables import RecordOnly
 from neurogym.rules import OutcomeTable, StandardDecision
 from neurogym.timing import TimingDict
 
@@ -48,7 +48,7 @@ _metadata_of: Callable[[type], dict[str, Any]] = _own_metadata
 
 
 def use_metadata_source(source: Callable[[type], dict[str, Any]]) -> None:
-    """Sets where a task instance's ``metadata`` comes from (called once, by ``neurogym._api``).
+    """Sets where a task instance's ``metadata`` comes from (once, by ``neurogym._registry.api``).
 
     The env layer does not import the registry: the registry layer hands it the lookup (a
     class's own ``metadata`` plus the paper, tags and description of the spec naming it).
@@ -74,7 +74,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     and write **one** of
 
     * ``_new_trials(self, b, **kwargs) -> dict``: batch-native generation with a
-      :class:`~neurogym._builder.BatchBuilder` (fast, serves single envs and batches), or
+      :class:`~neurogym._trials.builder.BatchBuilder` (fast, serves single envs and batches), or
     * ``_new_trial(self, **kwargs) -> dict``: upstream-style per-trial generation,
 
     and either declare ``rule = StandardDecision(...)`` or write ``_step(action)``.
@@ -95,10 +95,10 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012  (gymnasium: a class attribute)
     prefetch: int = 1
     """Trials a batch-native task generates at once for a single env (see
-    :mod:`neurogym._prefetch`); tasks whose generation keeps no cross-trial state opt in."""
+    :mod:`neurogym._env.prefetch`); tasks whose generation keeps no cross-trial state opt in."""
     rule: StandardDecision | None = None
     """The declarative step rule; a class attribute, or set per instance in ``__init__``."""
-    # The supervised-data contract (neurogym._contract; check_task verifies it):
+    # The supervised-data contract (neurogym._env.contract; check_task verifies it):
     has_groundtruth: bool = True
     """Trials define a target action; if False, ``neurogym.batch``/``Dataset`` raise (RL only)."""
     agent_dependent_dims: tuple[str, ...] = ()
@@ -119,7 +119,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     _batch_native: ClassVar[bool] = False
     _steps_by_rule: ClassVar[bool] = True
     _plain_post_step: ClassVar[bool] = True
-    """Which of :data:`TRACKED` the class overrides (see :mod:`neurogym._overrides`)."""
+    """Which of :data:`TRACKED` the class overrides (see :mod:`neurogym._env.overrides`)."""
     TRACKED: ClassVar[tuple[str, ...]] = (
         "_new_trials", "_step", "step", "post_step", "new_trial",
     )  # fmt: skip

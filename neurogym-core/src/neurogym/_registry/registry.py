@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 import importlib_metadata
 
 from neurogym import validate
-from neurogym._firstparty import FIRST_PARTY_NAMESPACE, distribution_key, providing_family
-from neurogym._specs import ParsedId, TaskSpec, WrapperSpec, parse_task_id
+from neurogym._registry.firstparty import FIRST_PARTY_NAMESPACE, distribution_key, providing_family
+from neurogym._registry.specs import ParsedId, TaskSpec, WrapperSpec, parse_task_id
 from neurogym.errors import (
     AmbiguousTaskError,
     DuplicateTaskError,

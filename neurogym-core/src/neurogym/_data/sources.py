@@ -12,8 +12,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from neurogym._chain import iter_chain
-from neurogym._env import TrialEnv
+from neurogym._env.chain import iter_chain
+from neurogym._env.env import TrialEnv
 
 __all__ = ["UnsupportedWrapperError", "batch_source", "resolve_env", "to_torch"]
 
@@ -60,7 +60,7 @@ def resolve_env(
 ) -> gym.Env[Any, Any]:
     """An env from an id (made with ``env_kwargs``) or an instance (deep-copied if ``copy``)."""
     if isinstance(env, str):
-        from neurogym._api import make
+        from neurogym._registry.api import make
 
         return make(env, **(env_kwargs or {}))
     if env_kwargs:

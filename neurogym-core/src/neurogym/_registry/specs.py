@@ -234,7 +234,7 @@ class TaskSpec:
         """
         cached: dict[str, str | None] = self.__dict__.setdefault("_vector_obstacle", {})
         if "reason" not in cached:
-            from neurogym._vectorizable import native_obstacle  # imports TrialEnv: on demand
+            from neurogym._env.vectorizable import native_obstacle  # imports TrialEnv: on demand
 
             cached["reason"] = native_obstacle(self.make())
         return cached["reason"]

@@ -2,7 +2,7 @@
 
 These methods act on the env's *current* trial. They serve upstream-style tasks that write
 ``_new_trial(**kwargs)`` and any task that edits its observation inside ``_step``. Under the
-hood they drive the same :class:`~neurogym._builder.BatchBuilder` (with one trial) that
+hood they drive the same :class:`~neurogym._trials.builder.BatchBuilder` (with one trial) that
 batch-native tasks use, so there is a single implementation of periods, ``where`` and
 broadcasting.
 """
@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neurogym._builder import BatchBuilder, action_table
-from neurogym._trial import PeriodArg, WhereArg, resolve_where
+from neurogym._trials.builder import BatchBuilder, action_table
+from neurogym._trials.where import PeriodArg, WhereArg, resolve_where
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from neurogym._current import CurrentTrial
+    from neurogym._env.current import CurrentTrial
 
 __all__ = ["AuthoringMixin"]
 
@@ -30,7 +30,7 @@ class AuthoringMixin:
 
     Values follow upstream's rule: they broadcast to ``(T_period, k)`` (``k`` selected dims),
     and a callable receives the selected view and returns the addend. Every verb acts on the
-    env's one current trial (:class:`~neurogym._current.CurrentTrial`).
+    env's one current trial (:class:`~neurogym._env.current.CurrentTrial`).
     """
 
     _current: CurrentTrial

@@ -17,15 +17,15 @@ import gymnasium
 from gymnasium.envs.registration import register
 from gymnasium.envs.registration import registry as gymnasium_registry
 
-from neurogym._api import get_registry
+from neurogym._registry.api import get_registry
 from neurogym.errors import NeurogymPluginWarning
 
 if TYPE_CHECKING:
-    from neurogym._registry import Registry
+    from neurogym._registry.registry import Registry
 
 __all__ = ["GYMNASIUM_ENTRY_POINT", "make_from_registry", "register_with_gymnasium"]
 
-GYMNASIUM_ENTRY_POINT = "neurogym._gym:make_from_registry"
+GYMNASIUM_ENTRY_POINT = "neurogym._registry.gym:make_from_registry"
 # gymnasium.make_vec(id, num_envs=N): native TrialVectorEnv or a SyncVectorEnv loop (vector.py).
 VECTOR_ENTRY_POINT = "neurogym.vector:make_vector_env"
 

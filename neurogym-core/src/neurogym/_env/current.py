@@ -9,10 +9,10 @@ trial (``ReactionTime``, followed by ``env.refresh_trial()``).
 
 A current trial comes from one of two places:
 
-* a one-trial :class:`~neurogym._builder.BatchBuilder` (a trial generated on its own: forced
+* a one-trial :class:`~neurogym._trials.builder.BatchBuilder` (a trial generated on its own: forced
   values, tasks that do not prefetch, upstream-style ``_new_trial`` tasks whose authoring verbs
   write into it while it is being built), or
-* one row of a prefetched :class:`~neurogym.TrialBatch` (:mod:`neurogym._prefetch`). Its
+* one row of a prefetched :class:`~neurogym.TrialBatch` (:mod:`neurogym._env.prefetch`). Its
   arrays are views of the row, its period dicts are made on first read, and a one-trial
   builder viewing the row only if an authoring verb needs one.
 
@@ -29,14 +29,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from neurogym._trialbatch import _to_steps, gt_by_step
+from neurogym._trials.batch import gt_by_step
+from neurogym.timing import _to_steps
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from neurogym._builder import BatchBuilder, TrialBatch
-    from neurogym._env import TrialEnv
-    from neurogym._prefetch import TrialPool
+    from neurogym._env.env import TrialEnv
+    from neurogym._env.prefetch import TrialPool
+    from neurogym._trials.builder import BatchBuilder, TrialBatch
 
 __all__ = ["CurrentTrial"]
 

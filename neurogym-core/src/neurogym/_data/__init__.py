@@ -1,0 +1,1 @@
+"""Data and vector internals: Dataset streams, looped batches, the looped vector env."""

@@ -1,0 +1,1 @@
+"""The single env: TrialEnv, its current trial, prefetching, the authoring verbs, actions."""

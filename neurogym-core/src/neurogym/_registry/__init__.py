@@ -1,0 +1,1 @@
+"""Registry and plugins: task specs, the registry, plugin discovery, gymnasium registration."""

@@ -1,0 +1,1 @@
+"""Trial generation: the batch builder, TrialBatch, trial variables, per-row generators."""
