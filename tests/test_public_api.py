@@ -80,7 +80,7 @@ def test_plugins_and_template_import_only_public_paths(path):
 
 def test_registered_entry_points_resolve():
     spec = gymnasium.spec("neurogym/Null-v0")
-    assert spec.entry_point == "neurogym._registry.gym:make_from_registry"
+    assert spec.entry_point == "neurogym._gym:make_from_registry"
     assert spec.vector_entry_point == "neurogym.vector:make_vector_env"
     for target in (spec.entry_point, spec.vector_entry_point, "neurogym.cli:main"):
         module, attr = target.split(":")

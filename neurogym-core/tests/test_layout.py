@@ -19,7 +19,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "neurogym.rules")),
     ("trial generation", ("neurogym._trials",)),
     ("single env", ("neurogym._env",)),
-    ("registry and plugins", ("neurogym._registry", "neurogym.hookspecs")),
+    ("registry and plugins", ("neurogym._registry", "neurogym._gym", "neurogym.hookspecs")),
     ("data and vector envs", ("neurogym._data", "neurogym.data", "neurogym.vector")),
     ("wrappers", ("neurogym.wrappers",)),
     ("public API", ("neurogym",)),

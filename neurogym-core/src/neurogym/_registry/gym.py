@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["GYMNASIUM_ENTRY_POINT", "make_from_registry", "register_with_gymnasium"]
 
-GYMNASIUM_ENTRY_POINT = "neurogym._registry.gym:make_from_registry"
+GYMNASIUM_ENTRY_POINT = "neurogym._gym:make_from_registry"  # frozen (architecture §10)
 # gymnasium.make_vec(id, num_envs=N): native TrialVectorEnv or a SyncVectorEnv loop (vector.py).
 VECTOR_ENTRY_POINT = "neurogym.vector:make_vector_env"
 
