@@ -82,10 +82,12 @@ def check_switchable(env: gym.Env[Any, Any], who: str) -> None:
         if not isinstance(link, gym.Wrapper) or isinstance(link, TrialWrapper):
             break
         if _changes_observation(link):
+            name = type(link).__name__
             raise TypeError(
-                f"{who} cannot switch to {env}: its step wrapper {type(link).__name__} "
-                f"changes observations; apply {type(link).__name__} to the {who} instead "
-                "of to one of its envs"
+                f"{who} cannot generate the trials of {env}: its step wrapper {name} changes "
+                f"observations, and {who} returns the first observation of each trial it "
+                f"generates; apply {name} outside the {who} (in neurogym.make(wrappers=[...]), "
+                f"list {name} after {who})"
             )
     require_trial_env(link, who)
 
