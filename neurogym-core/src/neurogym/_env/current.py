@@ -85,6 +85,7 @@ class CurrentTrial:
         durations: Period name to duration in ms.
         ob: ``(T, *obs_shape)`` observations (a view), or None if the trial writes none.
         gt: ``(T, *act_shape)`` ground truth (a view), or None if the trial sets none.
+        obs_out: What ``step`` returns per step (:meth:`observations_out`), once taken.
         gt_list: The ground truth per step as ``step`` compares it with actions.
         codes: Per-step period codes of a declarative ``rule`` (None without a rule).
         tmax: Trial length in ms, a whole number of steps (``env.tmax``).
@@ -108,6 +109,7 @@ class CurrentTrial:
         self.gt: np.ndarray | None = None
         self.gt_list: Any = []
         self.codes: list[int] | None = None
+        self.obs_out: list[np.ndarray] | None = None
         self._builder: BatchBuilder | None = None
         self._pool: TrialPool | None = None
         self._row = 0
@@ -163,6 +165,7 @@ class CurrentTrial:
         current.ob = None if batch.ob is None else batch.ob[row, :steps]
         current.gt = None if batch.gt is None else batch.gt[row, :steps]
         current.gt_list = pool.gt_lists[row]
+        current.obs_out = None
         current.codes = None if pool.codes is None else pool.codes[row]
         return current
 
@@ -213,6 +216,20 @@ class CurrentTrial:
         self.ob = None if builder._ob is None else builder._ob[0]
         self.gt = None if builder._gt is None else builder._gt[0]
         self.gt_list = [] if self.gt is None else self.gt
+        self.obs_out = None
+
+    def observations_out(self) -> list[np.ndarray]:
+        """The observations ``step`` returns, one per step: rows of a private copy of ``ob``.
+
+        Taken at the trial's first step (after any wrapper's post-processing of the new
+        trial) and again after an authoring verb or ``refresh_trial``. Each is a separate
+        array the caller may keep or modify; returning them costs a list lookup instead of a
+        copy per step.
+        """
+        ob = self.ob
+        assert ob is not None
+        self.obs_out = out = list(ob.copy())
+        return out
 
     def snapshot_groundtruth(self) -> None:
         """Takes the per-step ground truth ``step`` compares actions with (fast to read)."""

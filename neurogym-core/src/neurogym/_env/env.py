@@ -260,8 +260,9 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         return CurrentTrial.from_pool(pool, pool.take(), self.dt)
 
     def _derive_step_tables(self, current: CurrentTrial) -> None:
-        """The per-step ground truth and rule codes ``step`` reads."""
+        """The per-step ground truth, rule codes and observations ``step`` reads."""
         current.snapshot_groundtruth()
+        current.obs_out = None  # taken again from ``ob`` at the next step
         rule = self.rule
         if rule is None:
             current.codes = None
@@ -286,10 +287,12 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     def refresh_trial(self) -> None:
         """Re-derives the per-step tables of the current trial after it was edited in place.
 
-        ``step`` reads the reward/period codes of a declarative ``rule`` and the ground truth
-        from tables built when the trial was generated. Code that edits the current trial's
-        ``start_t``/``end_t``, ``tmax`` or the ``gt`` array afterwards (the ``ReactionTime``
-        wrapper, a ``_step`` that moves a period) calls this so the edit takes effect.
+        ``step`` reads the reward/period codes of a declarative ``rule``, the ground truth and
+        the observations it returns from tables taken when the trial was generated (the
+        observations: at its first step). Code that edits the current trial's
+        ``start_t``/``end_t``, ``tmax``, ``gt`` or ``ob`` in place afterwards (the
+        ``ReactionTime`` wrapper, a ``_step`` that moves a period) calls this so the edit
+        takes effect; the authoring verbs (``set_ob``, ...) do it themselves.
         """
         self._derive_step_tables(self._edited())
 
@@ -418,8 +421,10 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             current = self._current
             t_ind = 0
         if ob is OBNOW:  # the next trial's first (driven: the wrapper's trial replaces it)
-            rows = current.ob
-            ob = rows[t_ind].copy() if rows is not None else self._observation_at(0)
+            out = current.obs_out
+            if out is None:
+                out = current.observations_out() if current.ob is not None else None
+            ob = out[t_ind] if out is not None else self._observation_at(0)
         if self.max_episode_steps is not None:
             self._episode_steps += 1
             truncated = truncated or self._episode_steps >= self.max_episode_steps
