@@ -106,7 +106,6 @@ def production_step(
     trial with :func:`production_reward` of the time since the end of period ``timed_from``.
     Waiting (action 0) is never scored.
     """
-    assert task.trial is not None
     reward, new_trial = 0.0, False
     if action == 0:  # waiting is never scored (action 1 is the only other one)
         return task.ob_now, reward, False, False, {"new_trial": new_trial}
@@ -115,9 +114,11 @@ def production_step(
         reward = task.rewards["abort"]
     if task.in_period("production"):
         new_trial = True
+        trial = task.trial
+        assert trial is not None
         produced = task.t - task.end_t[timed_from]
         reward, within = production_reward(
-            produced, float(task.trial["production"]), task.prod_margin, task.rewards
+            produced, float(trial["production"]), task.prod_margin, task.rewards
         )
         if within:
             task.performance = 1

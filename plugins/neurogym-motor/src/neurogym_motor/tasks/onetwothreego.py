@@ -135,16 +135,17 @@ class OneTwoThreeGo(ngym.TrialEnv):
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        assert self.trial is not None
         reward, new_trial = 0.0, False
         if action == 0:  # waiting is never scored (action 1 is the only other one)
             return self.ob_now, reward, False, False, {"new_trial": new_trial}
         if self.in_period("interval3") or self.in_period("response"):
             if action == 1:
                 new_trial = True
+                trial = self.trial
+                assert trial is not None
                 produced = self.t - self.end_t["s3"]
                 reward, within = production_reward(
-                    produced, float(self.trial["interval"]), self.prod_margin, self.rewards
+                    produced, float(trial["interval"]), self.prod_margin, self.rewards
                 )
                 if within:
                     self.performance = 1

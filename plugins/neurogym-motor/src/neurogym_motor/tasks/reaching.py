@@ -68,7 +68,6 @@ class _Reaching(ngym.TrialEnv):
         return np.asarray(target, dtype=float)
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        assert self.trial is not None
         if self.t_ind == 0:  # a new trial: the pointer restarts
             self._state = _START
         turn = STEP if action == 1 else -STEP if action == 2 else 0.0
@@ -76,8 +75,10 @@ class _Reaching(ngym.TrialEnv):
         self._state = (self._state + turn) % _TWO_PI
         reward = 0.0
         if self.in_period("reach"):
+            trial = self.trial
+            assert trial is not None
             correct, fail = self.rewards["correct"], self.rewards["fail"]
-            offset = self._state - float(self.trial["ground_truth"])
+            offset = self._state - float(trial["ground_truth"])
             error = abs((offset + math.pi) % _TWO_PI - math.pi)  # circular_distance(offset)
             reward = max(correct - error, fail)
             steps = self.end_ind["reach"] - self.start_ind["reach"]

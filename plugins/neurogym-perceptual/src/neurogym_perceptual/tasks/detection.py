@@ -187,7 +187,8 @@ class Detection(ngym.TrialEnv):
 
     def _start_trial(self) -> None:
         """Timeout penalty and default performance of the trial that starts now."""
-        assert self.trial is not None
-        go = self.trial["ground_truth"] == 1
+        trial = self.trial
+        assert trial is not None
+        go = trial["ground_truth"] == 1
         self.r_tmax = self.rewards["miss"] if go else 0.0
         self.performance = 0 if go else 1

@@ -176,8 +176,9 @@ class PostDecisionWager(ngym.TrialEnv):
 
     def _sure_outcome(self) -> float:
         """Reward of the sure option; sets ``performance`` on wager trials."""
-        assert self.trial is not None
-        if not self.trial["wager"]:
+        trial = self.trial
+        assert trial is not None
+        if not trial["wager"]:
             return self.rewards["abort"]
         sure, fail = self.rewards["sure"], self.rewards["fail"]
         self.performance = (sure - fail) / (self.rewards["correct"] - fail)

@@ -99,8 +99,9 @@ class Bandit(ngym.TrialEnv):
         return trial
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        assert self.trial is not None
-        p, magnitudes = self.trial["p"], self.trial["arm_rewards"]
+        trial = self.trial
+        assert trial is not None
+        p, magnitudes = trial["p"], trial["arm_rewards"]
         paid = self.rng.random() < p[action]
         expected = (p * magnitudes).tolist()  # Python floats: cheaper than numpy reductions
         self.performance = int(expected[action] == max(expected))

@@ -124,7 +124,6 @@ class EconomicDecisionMaking(ngym.TrialEnv):
         return {"value1": value1, "value2": value2, "ground_truth": better}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        assert self.trial is not None
         reward, new_trial = 0.0, False
         if self.in_period("fixation") or self.in_period("offer_on"):
             if action != 0:
@@ -132,11 +131,10 @@ class EconomicDecisionMaking(ngym.TrialEnv):
                 reward = self.rewards["abort"]
         elif action != 0 and self.in_period("decision"):
             new_trial = True
-            chosen, other = (
-                (self.trial["value1"], self.trial["value2"])
-                if action == 1
-                else (self.trial["value2"], self.trial["value1"])
-            )
+            trial = self.trial
+            assert trial is not None
+            value1, value2 = trial["value1"], trial["value2"]
+            chosen, other = (value1, value2) if action == 1 else (value2, value1)
             reward = float(chosen)
             self.performance = int(chosen >= other)
         return self.ob_now, reward, False, False, {"new_trial": new_trial}

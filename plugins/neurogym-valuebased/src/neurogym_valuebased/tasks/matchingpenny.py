@@ -125,8 +125,9 @@ class MatchingPenny(ngym.TrialEnv):
         return ob
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        assert self.trial is not None
-        opponent = int(self.trial["opponent_action"])
+        trial = self.trial
+        assert trial is not None
+        opponent = int(trial["opponent_action"])
         if self.opponent_type == "mean_action":
             self.mean_action += self.lr * (action - self.mean_action)
         if action == opponent:

@@ -110,7 +110,6 @@ class AngleReproduction(ngym.TrialEnv):
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        assert self.trial is not None
         if self.t_ind == 0:  # a new trial: the pointer restarts
             self._pointer = np.pi
         self._pointer = float(
@@ -119,10 +118,12 @@ class AngleReproduction(ngym.TrialEnv):
         reward = 0.0
         for i in (1, 2):
             if self.in_period(f"go{i}"):
-                error = float(circular_distance(self._pointer - self.trial[f"ground_truth{i}"]))
+                trial, start_ind, end_ind = self.trial, self.start_ind, self.end_ind
+                assert trial is not None
+                error = float(circular_distance(self._pointer - trial[f"ground_truth{i}"]))
                 reward = max(self.rewards["correct"] - error, self.rewards["fail"])
                 span = self.rewards["correct"] - self.rewards["fail"]
-                steps = sum(self.end_ind[f"go{k}"] - self.start_ind[f"go{k}"] for k in (1, 2))
+                steps = sum(end_ind[f"go{k}"] - start_ind[f"go{k}"] for k in (1, 2))
                 self.performance += (reward - self.rewards["fail"]) / span / steps
         return self.ob_now, reward, False, False, {"new_trial": False}
 

@@ -343,8 +343,8 @@ class CVLearning(ngym.TrialEnv):
 
     # ------------------------------------------------------------------ stepping
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        assert self.trial is not None
         trial = self.trial
+        assert trial is not None
         if self._pending is None:  # the first step of this trial
             self._pending, self._chosen = 0, False
         stage = int(trial["stage"])

@@ -212,13 +212,14 @@ class DelayMatchSampleDistractor1D(ngym.TrialEnv):
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        assert self.trial is not None
         reward, new_trial = 0.0, False
         if action != 0:
+            trial = self.trial
+            assert trial is not None
             if self.in_period("fixation") or self.in_period("sample"):
                 reward = self.rewards["abort"]
                 new_trial = self.abort
-            elif self.in_period(f"test{int(self.trial['ground_truth'])}"):
+            elif self.in_period(f"test{int(trial['ground_truth'])}"):
                 reward = self.rewards["correct"]
                 self.performance = 1
                 new_trial = True

@@ -119,8 +119,9 @@ class DelayPairedAssociation(ngym.TrialEnv):
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        assert self.trial is not None
-        go = int(self.trial["ground_truth"])
+        trial = self.trial
+        assert trial is not None
+        go = int(trial["ground_truth"])
         if self.t_ind == 0:  # a no-go trial withheld to the end is correct
             self.performance = 1 - go
         self.r_tmax = self.rewards["miss"] * go  # paid if the trial times out

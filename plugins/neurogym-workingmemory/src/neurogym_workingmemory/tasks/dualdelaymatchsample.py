@@ -140,8 +140,9 @@ class DualDelayMatchSample(ngym.TrialEnv):
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         reward, new_trial = 0.0, False
         if action != 0:
-            if self.in_period("test1") or self.in_period("test2"):
-                new_trial = self.in_period("test2")
+            in_test2 = self.in_period("test2")
+            if in_test2 or self.in_period("test1"):
+                new_trial = in_test2
                 if action == self.gt_now:
                     reward = self.rewards["correct"]
                     self.performance = 1
