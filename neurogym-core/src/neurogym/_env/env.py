@@ -187,10 +187,9 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     def rng(self, value: np.random.Generator) -> None:
         self.np_random = value
 
-    @property
-    def ob_now(self) -> str:
-        """Sentinel for ``_step`` to return: ``step`` replaces it by the next observation."""
-        return OBNOW
+    ob_now: ClassVar[str] = OBNOW
+    """Sentinel for ``_step`` to return: ``step`` replaces it by the next observation (a class
+    attribute: read on every step of a hand-written ``_step``)."""
 
     @property
     def batch_native(self) -> bool:
