@@ -116,10 +116,11 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     """Trial generation depends on earlier trials (curricula, blocks): batches are consecutive
     trials of one env, and the task must not prefetch."""
     _overrides: ClassVar[Overrides] = Overrides()
+    """Which of :data:`TRACKED` the class overrides (see :mod:`neurogym._env.overrides`)."""
+    # Read from _overrides once per class, as plain class attributes for the per-step paths:
     _batch_native: ClassVar[bool] = False
     _steps_by_rule: ClassVar[bool] = True
     _plain_post_step: ClassVar[bool] = True
-    """Which of :data:`TRACKED` the class overrides (see :mod:`neurogym._env.overrides`)."""
     TRACKED: ClassVar[tuple[str, ...]] = (
         "_new_trials", "_step", "step", "post_step", "new_trial",
     )  # fmt: skip
