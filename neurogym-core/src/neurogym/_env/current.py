@@ -42,12 +42,13 @@ if TYPE_CHECKING:
 __all__ = ["CurrentTrial"]
 
 
-class _PoolRowPeriods:
-    """A pool row's five period dicts, made on first read of any of them.
+class _LazyPeriods:
+    """A trial's five period dicts, made on first read of any of them.
 
-    A non-data descriptor: it runs only while the instance dict lacks the name, and it puts
-    all five dicts there, so every later read is a plain attribute read. A rule-stepped task
-    never reads them, so its trials never pay for them.
+    From its pool row for a prefetched trial, empty for any other (its builder's
+    ``add_period`` fills them). A non-data descriptor: it runs only while the instance dict
+    lacks the name, and it puts all five dicts there, so every later read is a plain
+    attribute read. A rule-stepped task never reads them, so its trials never pay for them.
     """
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -57,9 +58,8 @@ class _PoolRowPeriods:
         if current is None:
             return self
         pool, row = current._pool, current._row
-        assert pool is not None
         start_t, end_t, start_ind, end_ind, durations = {}, {}, {}, {}, {}
-        for period, starts, ends, first, last, duration in pool.periods:
+        for period, starts, ends, first, last, duration in pool.periods if pool else ():
             start_t[period] = starts[row]
             end_t[period] = ends[row]
             start_ind[period] = first[row]
@@ -85,39 +85,37 @@ class CurrentTrial:
         durations: Period name to duration in ms.
         ob: ``(T, *obs_shape)`` observations (a view), or None if the trial writes none.
         gt: ``(T, *act_shape)`` ground truth (a view), or None if the trial sets none.
-        obs_out: What ``step`` returns per step (:meth:`observations_out`), once taken.
+        obs_out: What ``step`` returns rows of (:meth:`observations_out`), once taken.
         gt_list: The ground truth per step as ``step`` compares it with actions.
         codes: Per-step period codes of a declarative ``rule`` (None without a rule).
         tmax: Trial length in ms, a whole number of steps (``env.tmax``).
         tmax_ms: End of the last period in ms, before flooring to steps.
     """
 
-    # Pool rows: made on first read; other trials set them in __init__ (the instance dict wins).
-    start_t: dict[str, float] = _PoolRowPeriods()  # type: ignore[assignment]
-    end_t: dict[str, float] = _PoolRowPeriods()  # type: ignore[assignment]
-    start_ind: dict[str, int] = _PoolRowPeriods()  # type: ignore[assignment]
-    end_ind: dict[str, int] = _PoolRowPeriods()  # type: ignore[assignment]
-    durations: dict[str, float] = _PoolRowPeriods()  # type: ignore[assignment]
+    # Made on first read (from the pool row, or empty), then plain instance attributes.
+    start_t: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
+    end_t: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
+    start_ind: dict[str, int] = _LazyPeriods()  # type: ignore[assignment]
+    end_ind: dict[str, int] = _LazyPeriods()  # type: ignore[assignment]
+    durations: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
+
+    # Defaults as class attributes (an instance sets only what differs: a trial is made on
+    # every trial boundary, so its construction stays small).
+    empty = False
+    tmax_ms = 0.0
+    codes: list[int] | None = None
+    obs_out: np.ndarray | None = None
+    _pool: TrialPool | None = None
+    _row = 0
 
     def __init__(self, dt: float, tmax: float, trial: dict[str, Any] | None) -> None:
-        self.empty = False
         self.dt = dt
         self.tmax = tmax
-        self.tmax_ms = 0.0
         self.trial = trial
         self.ob: np.ndarray | None = None
         self.gt: np.ndarray | None = None
         self.gt_list: Any = []
-        self.codes: list[int] | None = None
-        self.obs_out: list[np.ndarray] | None = None
         self._builder: BatchBuilder | None = None
-        self._pool: TrialPool | None = None
-        self._row = 0
-        self.start_t: dict[str, float] = {}
-        self.end_t: dict[str, float] = {}
-        self.start_ind: dict[str, int] = {}
-        self.end_ind: dict[str, int] = {}
-        self.durations: dict[str, float] = {}
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -150,9 +148,8 @@ class CurrentTrial:
     @classmethod
     def from_pool(cls, pool: TrialPool, row: int, dt: float) -> CurrentTrial:
         """Row ``row`` of a prefetched pool."""
-        current = cls.__new__(cls)  # every slot set here: the per-trial path of stepping
+        current = cls.__new__(cls)  # __init__'s work, for the per-trial path of stepping
         steps = pool.lengths[row]
-        current.empty = False
         current.dt = dt
         current.tmax = steps * dt
         current.tmax_ms = pool.tmax[row]
@@ -160,12 +157,11 @@ class CurrentTrial:
         current._builder = None
         current._pool = pool
         current._row = row
-        # start_t, end_t, start_ind, end_ind, durations: made on first read (_PoolRowPeriods)
+        # start_t, end_t, start_ind, end_ind, durations: made on first read (_LazyPeriods)
         batch = pool.batch
         current.ob = None if batch.ob is None else batch.ob[row, :steps]
         current.gt = None if batch.gt is None else batch.gt[row, :steps]
         current.gt_list = pool.gt_lists[row]
-        current.obs_out = None
         current.codes = None if pool.codes is None else pool.codes[row]
         return current
 
@@ -218,17 +214,17 @@ class CurrentTrial:
         self.gt_list = [] if self.gt is None else self.gt
         self.obs_out = None
 
-    def observations_out(self) -> list[np.ndarray]:
-        """The observations ``step`` returns, one per step: rows of a private copy of ``ob``.
+    def observations_out(self) -> np.ndarray:
+        """What ``step`` returns rows of: a private copy of ``ob``, one per trial.
 
         Taken at the trial's first step (after any wrapper's post-processing of the new
-        trial) and again after an authoring verb or ``refresh_trial``. Each is a separate
-        array the caller may keep or modify; returning them costs a list lookup instead of a
-        copy per step.
+        trial) and again after an authoring verb or ``refresh_trial``. ``step`` returns row
+        views of it: each a separate array the caller may keep or modify (nothing reads the
+        copy back), for the price of a view instead of a copy per step.
         """
         ob = self.ob
         assert ob is not None
-        self.obs_out = out = list(ob.copy())
+        self.obs_out = out = ob.copy()
         return out
 
     def snapshot_groundtruth(self) -> None:

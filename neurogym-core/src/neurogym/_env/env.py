@@ -243,7 +243,11 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             current.trial = {key: value[0] for key, value in recorded.items()}
             current.sync_periods()
         else:  # upstream-style tasks write through the authoring verbs into the current trial
-            plain = {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
+            plain = (
+                {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
+                if kwargs
+                else kwargs
+            )
             self._current = current
             try:
                 current.trial = self._new_trial(**plain)
