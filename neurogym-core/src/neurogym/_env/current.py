@@ -149,23 +149,21 @@ class CurrentTrial:
     def from_pool(cls, pool: TrialPool, row: int, dt: float) -> CurrentTrial:
         """Row ``row`` of a prefetched pool."""
         current = cls.__new__(cls)  # __init__'s work, for the per-trial path of stepping
-        steps = pool.lengths[row]
         current.dt = dt
-        current.tmax = steps * dt
+        current.tmax = pool.lengths[row] * dt
         current.tmax_ms = pool.tmax[row]
         current.trial = pool.trials[row]
         current._builder = None
         current._pool = pool
         current._row = row
         # start_t, end_t, start_ind, end_ind, durations: made on first read (_LazyPeriods)
-        batch = pool.batch
-        current.ob = None if batch.ob is None else batch.ob[row, :steps]
-        current.gt = None if batch.gt is None else batch.gt[row, :steps]
+        current._rows_from_pool()
         current.gt_list = pool.gt_lists[row]
         current.codes = None if pool.codes is None else pool.codes[row]
         return current
 
     def _rows_from_pool(self) -> None:
+        """Views this trial's row of the pool's arrays (``ob``, ``gt``)."""
         pool, row = self._pool, self._row
         assert pool is not None
         batch: TrialBatch = pool.batch

@@ -425,10 +425,10 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             current = self._current
             t_ind = 0
         if ob is OBNOW:  # the next trial's first (driven: the wrapper's trial replaces it)
+            if current.ob is None:
+                raise self._no_ob_error()
             out = current.obs_out
-            if out is None:
-                out = current.observations_out() if current.ob is not None else None
-            ob = out[t_ind] if out is not None else self._observation_at(0)
+            ob = (current.observations_out() if out is None else out)[t_ind]
         if self.max_episode_steps is not None:
             self._episode_steps += 1
             truncated = truncated or self._episode_steps >= self.max_episode_steps
@@ -441,14 +441,10 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             self._current = CurrentTrial.empty_trial(dt, self._default_tmax)
         return result
 
-    def _observation_at(self, t_ind: int) -> np.ndarray:
-        current = self._current
-        if current.ob is None:
-            raise RuntimeError(
-                f"{type(self).__name__}._step returned ob_now but the trial has no ob array"
-            )
-        ob: np.ndarray = current.ob[t_ind].copy()
-        return ob
+    def _no_ob_error(self) -> RuntimeError:
+        return RuntimeError(
+            f"{type(self).__name__}._step returned ob_now but the trial has no ob array"
+        )
 
     def _no_trial_error(self) -> RuntimeError:
         if self._driven:

@@ -212,10 +212,21 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
         :meth:`new_trial` and returns the new trial's first observation.
         """
         ob, reward, terminated, truncated, info = self.env.step(action)
-        if not self._driven and info.get("new_trial"):
-            self.new_trial()
+        if self._generated_next_trial(info):
             ob = self.current_observation()
         return ob, reward, terminated, truncated, info
+
+    def _generated_next_trial(self, info: dict[str, Any]) -> bool:
+        """At a trial boundary, generates the next trial if this is the outermost trial wrapper.
+
+        Every trial wrapper's ``step`` decides here whether it generates the next trial (only
+        the outermost, undriven one does); when it did, the caller returns
+        :meth:`current_observation`.
+        """
+        if self._driven or not info.get("new_trial"):
+            return False
+        self.new_trial()
+        return True
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

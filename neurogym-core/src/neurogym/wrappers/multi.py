@@ -186,10 +186,8 @@ class MultiEnvs(TrialWrapper):
         env) is generated here and its first observation returned.
         """
         ob, reward, terminated, truncated, info = self.envs[self.i_env].step(action)
-        if info.get("new_trial") and not self._driven:
-            self.new_trial()
-            ob = self.current_observation()
-            return ob, reward, terminated, truncated, info
+        if self._generated_next_trial(info):
+            return self.current_observation(), reward, terminated, truncated, info
         return self._with_rule(ob), reward, terminated, truncated, info
 
     def reset(
