@@ -225,6 +225,37 @@ def scale(session: nox.Session) -> None:
 UPSTREAM_BASELINE = ("neurogym==2.3.1", "torch==2.13.0")
 
 
+def upstream_python(session: nox.Session) -> Path:
+    """The interpreter of a venv holding upstream NeuroGym 2.3.1 (kept in nox's cache dir)."""
+    upstream = Path(session.cache_dir) / "bench-upstream-neurogym-2.3.1"
+    python = upstream / "bin" / "python"
+    if not python.exists():
+        session.run("python", "-m", "venv", str(upstream))
+    session.run(str(python), "-m", "pip", "install", "-q", *UPSTREAM_BASELINE, external=True)
+    return python
+
+
+@nox.session(default=False)
+def fidelity(session: nox.Session) -> None:
+    """Regenerate upstream 2.3.1's reference statistics and calibrate the fidelity check.
+
+    Collects 2,000 seeded trials of every shared task in upstream's own venv at seeds 1 and 2
+    (tests/fidelity/upstream-2.3.1-seed{1,2}.json.gz, committed), checks that the two seeds do
+    not differ (the calibration), then runs tests/test_fidelity.py (in the test command too)
+    against the new files. Not part of the test command: it installs upstream from PyPI.
+    """
+    python = upstream_python(session)
+    for seed in (1, 2):
+        out = f"tests/fidelity/upstream-2.3.1-seed{seed}.json.gz"
+        args = ["--side", "upstream", "--seed", str(seed), "--out", out, "--trials", "2000"]
+        session.run(str(python), "tests/fidelity/collect.py", *args, external=True)
+    references = [f"tests/fidelity/upstream-2.3.1-seed{seed}.json.gz" for seed in (1, 2)]
+    session.run("python", "tests/fidelity/compare.py", *references)
+    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    install_editable(session, *packages())
+    session.run("pytest", "tests/test_fidelity.py", "-s", *session.posargs)
+
+
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Benchmark against upstream NeuroGym 2.3.1 and write bench/results/<date>-<host>.md.
@@ -237,9 +268,5 @@ def bench(session: nox.Session) -> None:
     install_editable(session, *packages())
     # bench/rl.py: the stable-baselines3 adapter vs DummyVecEnv (torch pinned, as upstream's)
     session.install(*nox.project.dependency_groups(PYPROJECT, "rl"))
-    upstream = Path(session.cache_dir) / "bench-upstream-neurogym-2.3.1"
-    python = upstream / "bin" / "python"
-    if not python.exists():
-        session.run("python", "-m", "venv", str(upstream))
-    session.run(str(python), "-m", "pip", "install", "-q", *UPSTREAM_BASELINE, external=True)
+    python = upstream_python(session)
     session.run("python", "bench/compare.py", "--upstream", str(python), *session.posargs)

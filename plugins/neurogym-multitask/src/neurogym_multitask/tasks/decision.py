@@ -74,10 +74,18 @@ class DecisionTask(RingTask):
     (500 ms) -> ``decision`` (200 ms).
 
     ## Observation space (named dims)
-    ``Box(-inf, inf, (1 + 2 * dim_ring,), float32)``: ``fixation`` (0) is 1 before the decision
-    period; ``stimulus_mod1`` and ``stimulus_mod2`` carry the bumps. Gaussian noise of std
-    ``sigma / sqrt(dt)`` is added to every dim (fixation included, as upstream) during the
-    stimulus periods; every dim is 0 in the decision period.
+    ``Box(-inf, inf, (1 + 2 * dim_ring,), float32)``: ``fixation`` (0) is 1 in every period
+    before ``decision`` (stimuli and delay included) and carries no noise; ``stimulus_mod1`` and
+    ``stimulus_mod2`` carry the bumps. Gaussian noise of std ``sigma / sqrt(dt)`` is added to
+    both stimulus rings (shown or not) during the stimulus periods, as upstream 2.3.1; every dim
+    is 0 in the decision period.
+
+    The fixation input follows the authors' code, not upstream 2.3.1's DM family (which shows
+    it in ``fixation`` only): in github.com/gyyang/multitask ``task.py`` every decision task
+    calls ``trial.add('fix_in', offs=fix_offs)``, the fixation input on until ``fix_offs``, the
+    start of the response period; upstream's own go family does the same. The authors' input
+    noise (``Trial.add_x_noise``: every input unit at every step, std ``sigma_x * sqrt(2 /
+    alpha)``) is not followed. Both are declared differences (the plugin's differences file).
 
     ## Action space
     ``Discrete(1 + dim_ring)``: ``fixation`` (0), ``choice`` (1..dim_ring).
@@ -99,16 +107,19 @@ class DecisionTask(RingTask):
     delaycomparison: Show the two stimuli one after the other, with a delay.
 
     Trial dict: ``theta1``, ``theta2`` (radians; can be forced), ``coh1_modX``, ``coh2_modX``
-    for each shown modality X (can be forced) and ``ground_truth`` (the target direction index,
-    derived from the others).
+    for each shown modality X (can be forced), ``ground_truth`` (the target direction index,
+    derived from the others) and, without a delay, ``stim_period`` (the stimulus duration in
+    ms, as upstream).
 
     ## References
     Yang, Joglekar, Song, Newsome & Wang (2019), "Task representations in neural networks
     trained to perform many cognitive tasks", Nat. Neurosci. 22:297-306.
 
     ## Version history
-    v0: as upstream NeuroGym 2.3.1's ``_DMFamily`` (inputs, noise, timing, target rule), with
-    declarative timing and the decision rule declared, so batches and vector envs are native.
+    v0: upstream NeuroGym 2.3.1's ``_DMFamily`` (dt, ring, timing, coherences, noise, target
+    rule; checked by the differential fidelity test) with the fixation input of the authors'
+    code, declarative timing and the decision rule declared, so batches and vector envs are
+    native.
     """
 
     default_cohs: tuple[float, ...] = _DM_COHS
@@ -215,17 +226,20 @@ class DecisionTask(RingTask):
             second[:, block] += gaussian_bump(self.theta[i2], self.theta, coh2)
             evidence1 += self.w_mod[m] * coh1
             evidence2 += self.w_mod[m] * coh2
+        # The fixation input stays 1 until the decision period (the authors' rule, see the
+        # class docstring); noise goes on both stimulus rings during the stimuli (upstream's).
         if self.delaycomparison:
             b.add_period(["fixation", "stim1", "delay", "stim2", "decision"])
             b.add_ob(1, ["fixation", "delay"], where="fixation")
             b.add_ob(first, "stim1")
             b.add_ob(second, "stim2")
-            b.add_randn(0, self.sigma, ["stim1", "stim2"])
+            b.add_randn(0, self.sigma, ["stim1", "stim2"], where=self.stimulus_dims)
         else:
             b.add_period(["fixation", "stimulus", "decision"])
             b.add_ob(1, "fixation", where="fixation")
             b.add_ob(first, "stimulus")
-            b.add_randn(0, self.sigma, "stimulus")
+            b.add_randn(0, self.sigma, "stimulus", where=self.stimulus_dims)
+            b.set_param("stim_period", b.end_t["stimulus"] - b.start_t["stimulus"])
         jitter = b.rng.uniform(-1e-6, 1e-6, size=b.n)
         target = b.set_param("ground_truth", np.where(evidence1 + jitter > evidence2, i1, i2))
         b.set_groundtruth(target, "decision", where="choice")

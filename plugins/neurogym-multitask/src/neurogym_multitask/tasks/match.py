@@ -46,10 +46,18 @@ class MatchTask(RingTask):
     -> ``decision`` (900 ms): 32 steps at ``dt=100``.
 
     ## Observation space (named dims)
-    ``Box(-inf, inf, (1 + 2 * dim_ring,), float32)``: ``fixation`` (0) is 1 before the decision
-    period; ``stimulus_mod1``/``stimulus_mod2``: the bump of the sample (sample period) and of
-    the test (test period) in the trial's modality, plus Gaussian noise of std
-    ``sigma / sqrt(dt)`` on that modality's dims during both.
+    ``Box(-inf, inf, (1 + 2 * dim_ring,), float32)``: ``fixation`` (0) is 1 in every period
+    before ``decision`` (sample, delay and test included); ``stimulus_mod1``/``stimulus_mod2``:
+    the bump of the sample (sample period) and of the test (test period) in the trial's
+    modality, plus Gaussian noise of std ``sigma / sqrt(dt)`` on that modality's dims during
+    both, as upstream 2.3.1.
+
+    The fixation input follows the authors' rule, not upstream 2.3.1's match family (which
+    shows it in ``fixation`` only): in github.com/gyyang/multitask ``task.py`` the match tasks
+    (``dms_``, ``dmc_``) call ``trial.add('fix_in')``, on for the whole trial, because there the
+    test onset is the go signal; with upstream's separate ``decision`` period the input goes
+    off when the response is due, as in every other task. A declared difference (the plugin's
+    differences file).
 
     ## Action space
     ``Discrete(1 + dim_ring)``: ``fixation`` (0), ``choice`` (1..dim_ring).
@@ -75,9 +83,11 @@ class MatchTask(RingTask):
     trained to perform many cognitive tasks", Nat. Neurosci. 22:297-306.
 
     ## Version history
-    v0: as upstream NeuroGym 2.3.1's ``_DelayMatch1DResponse`` in its two-modality
-    ``ScheduleEnvs``, as one batch-native task with the modality as a trial variable; the
-    category boundary puts the sample at pi in category 1, as the tests.
+    v0: upstream NeuroGym 2.3.1's ``_DelayMatch1DResponse`` in its two-modality
+    ``ScheduleEnvs`` (timing, stimuli, noise, targets; checked by the differential fidelity
+    test), as one batch-native task with the modality as a trial variable, the fixation input
+    of the authors' code, and the category boundary putting the sample at pi in category 1,
+    as the tests.
     """
 
     matchto = "sample"

@@ -59,8 +59,11 @@ class DelayPairedAssociation(ngym.TrialEnv):
 
     ## Version history
     v0: as upstream NeuroGym 2.3.1 (defaults, spaces, names, periods, rewards, trial-dict
-    keys), except that ``sigma`` adds noise (upstream accepted it and added none); trials are
-    generated batch-natively from the env's seeded generator.
+    keys; checked against upstream's trials by the differential fidelity test), except that
+    ``sigma`` adds noise (upstream accepted it and added none) and that every no-go trial
+    withheld to its end reports performance 1 (upstream's core reset performance right after
+    generating the next trial, so only the first trial after a reset scored 1); both are
+    declared differences. Trials are generated batch-natively from the env's seeded generator.
     """
 
     prefetch = 32  # trial generation keeps no cross-trial state
