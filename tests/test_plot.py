@@ -113,10 +113,31 @@ def test_bad_arguments_get_precise_errors():
         plot.fit_psychometric([1, 1, 1], [0, 1, 1])
     with pytest.raises(ValueError, match=re.escape("kind must be one of 'logistic', 'probit'")):
         plot.fit_psychometric([1, 2], [0, 1], kind="cubic")
-    with pytest.raises(ValueError, match=r"perfectly"):
-        plot.fit_psychometric([-1, -1, 1, 1], [0, 0, 1, 1])
+    with pytest.raises(ValueError, match=r"probit slope is infinite; kind='logistic'"):
+        plot.fit_psychometric([-1, -1, 1, 1], [0, 0, 1, 1], kind="probit")
+    with pytest.raises(ValueError, match=r"only one choice occurs"):
+        plot.fit_psychometric([-1, -1, 1, 1], [1, 1, 1, 1])
     with pytest.raises(ValueError, match=r"the log has no trials yet"):
         plot.plot_training(Monitor(neurogym.make(PDM)))
+
+
+def test_perfectly_separated_choices_get_a_finite_bias_reduced_fit_and_a_figure(tmp_path):
+    # a network that never errs: the ML slope is infinite, Firth's estimate is finite, steep
+    # and centred; the figure says which fit it shows
+    x = np.repeat([-51.2, -25.6, -12.8, -6.4, 6.4, 12.8, 25.6, 51.2], 40)
+    choices = (x > 0).astype(int)
+    fit = plot.fit_psychometric(x, choices)
+    assert fit.method == "firth"
+    assert abs(fit.bias) < 1e-6
+    assert 0 < fit.scale < 6.4 / 2  # steeper than the closest strengths
+    assert fit.predict([-6.4])[0] < 0.1 < 0.9 < fit.predict([6.4])[0]
+    fig, drawn = plot.plot_psychometric(x, choices)
+    assert drawn == fit
+    labels = [text.get_text() for text in fig.legends[0].get_texts()]
+    assert "logistic fit (bias-reduced: perfect separation)" in labels
+    fig.savefig(tmp_path / "separated.png")
+    noisy = plot.fit_psychometric([-1, -1, 1, 1, -1, 1], [0, 1, 1, 1, 0, 0])
+    assert noisy.method == "ml"
 
 
 def test_plot_training_shows_reward_and_performance_per_trial():

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import neurogym
+
 torch = pytest.importorskip("torch", reason="neurogym.train needs the torch extra")
 
 from neurogym.cli import main as cli  # noqa: E402
@@ -64,15 +66,109 @@ def test_training_learns_and_closed_loop_beats_chance(trained):
     loss = np.array(trained.history["loss"])
     assert loss[-30:].mean() < 0.6 * loss[:10].mean()
     result = evaluate(trained, 300, seed=1)
-    assert result.chance["fixation"] == 0.0  # PDM never pays for fixating through a trial
-    # one decision step (dt=100): a random action among 3 is right a third of the time
-    assert result.chance["random"] == pytest.approx(1 / 3, abs=0.08)
-    assert result.performance > result.chance_level + 0.2
+    assert result.criterion == "fixate-then-respond"
+    # strict: neither baseline holds fixation and then answers
+    assert result.chance == {"random": 0.0, "fixation": 0.0}
+    # the env's own score: one decision step (dt=100), a random action among 3 is right a
+    # third of the time, but it breaks fixation on the way
+    assert result.chance_performance["random"] == pytest.approx(1 / 3, abs=0.08)
+    assert result.accuracy > result.chance_level + 0.2
+    assert result.fixation_breaks == 0.0  # the loss covered the fixation steps
     coh = result.conditions["coh"]
     assert set(coh) == {0.0, 6.4, 12.8, 25.6, 51.2}
-    assert coh[51.2] > coh[0.0]  # easier trials are answered better
+    assert coh[51.2]["accuracy"] > coh[6.4]["accuracy"]  # easier trials are answered better
+    assert sum(row["trials"] for row in coh.values()) == 300
     assert result.trials == 300
-    assert json.loads(json.dumps(result.to_dict()))["trials"] == 300
+    summary = json.loads(json.dumps(result.to_dict(), allow_nan=True))
+    assert summary["trials"] == 300
+    assert summary["criterion"] == "fixate-then-respond"
+
+
+def _scripted(env_list, break_on):
+    """A batch policy that plays each env's ground truth, except action 1 on ``break_on``."""
+
+    def act(obs, state, rng):
+        step = state or 0
+        actions = [env.unwrapped.gt_now for env in env_list]
+        if step in break_on:
+            actions = [1 for _ in env_list]
+        return np.array(actions), step + 1
+
+    return act
+
+
+def test_strict_accuracy_scores_a_trial_that_breaks_fixation_once_zero():
+    # PDM at dt=100: fixation 1 step, stimulus 20, delay 0, decision 1 (22 steps). Without
+    # abort the env goes on after a fixation break and pays the correct answer (performance
+    # 1); strict accuracy counts that trial 0.
+    from neurogym.train._evaluate import run_closed_loop, strict_criterion
+
+    envs = []
+
+    def make():
+        envs.append(neurogym.make(PDM))
+        return envs[-1]
+
+    assert strict_criterion(make()) == ("fixate-then-respond", 0)
+    envs.clear()
+    clean = run_closed_loop(make, _scripted(envs, ()), 3, fixation_action=0)
+    assert clean.performance.tolist() == [1.0, 1.0, 1.0]
+    assert clean.strict.tolist() == [1.0, 1.0, 1.0]
+    envs.clear()
+    # one step of the stimulus answered "choice 1": every trial still ends correct
+    broken = run_closed_loop(make, _scripted(envs, {5}), 3, fixation_action=0, carry_state=True)
+    assert broken.performance.tolist() == [1.0, 1.0, 1.0]
+    assert broken.broke_fixation.tolist() == [True, True, True]
+    assert broken.strict.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_the_valid_loss_covers_fixation_until_the_response_and_skips_untargeted_ties():
+    from neurogym.train import loss_weights
+
+    data = neurogym.batch(PDM, 8, seed=0, as_torch=True)
+    weights = loss_weights(data, "valid")
+    decision = int(data.periods["decision"][0][0])
+    assert torch.equal(weights[:, :decision], torch.ones(8, decision))  # fixate, stimulus
+    assert torch.equal(weights[:, decision:], data.mask[:, decision:].float())
+    assert torch.equal(loss_weights(data, "mask"), data.mask.float())
+    cost = loss_weights(data, "cost")
+    assert torch.equal(cost, torch.as_tensor(data.cost_mask("decision")))
+    # EconomicDecisionMaking: a tie (either choice correct) sets no target in the decision
+    offers = np.array([[0, 0], [1, 1]] * 4)  # no drops of either juice: a tie
+    edm = neurogym.batch("EconomicDecisionMaking", 8, seed=0, as_torch=True, offer=offers)
+    ties = torch.as_tensor(edm.trial["ground_truth"] == 0)
+    assert ties.tolist() == [True, False] * 4
+    start = torch.as_tensor(np.asarray(edm.periods["decision"][0]))
+    after = torch.arange(edm.mask.shape[1])[None, :] >= start[:, None]
+    valid_weights = loss_weights(edm, "valid")
+    assert not valid_weights[ties][after[ties]].any()
+    assert valid_weights[~ties][~after[~ties] & edm.valid[~ties].bool()].all()
+
+
+def test_a_network_output_that_breaks_fixation_once_costs_loss():
+    # hand-built outputs: perfect logits everywhere, except "choice 1" on one fixation step
+    from neurogym.train._trainer import _loss, loss_weights
+
+    data = neurogym.batch(PDM, 4, seed=1, as_torch=True)
+    perfect = torch.nn.functional.one_hot(data.targets.long(), 3).float() * 20.0
+    broken = perfect.clone()
+    broken[0, 0] = torch.tensor([0.0, 20.0, 0.0])
+    for kind, sees_it in (("valid", True), ("cost", False), ("mask", False)):
+        weights = loss_weights(data, kind)
+        clean_loss, _ = _loss(perfect, data.targets, weights, False)
+        loss, accuracy = _loss(broken, data.targets, weights, False)
+        # the cost mask skips the first 100 ms; the old masked loss never sees fixation
+        assert (float(loss) > float(clean_loss) + 0.1) is sees_it, kind
+        assert accuracy == (1.0 if not sees_it else accuracy)
+
+
+def test_a_config_without_a_loss_field_loads_as_the_old_masked_loss(trained, tmp_path):
+    trained.save(tmp_path / "run")
+    record = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert record["config"]["loss"] == "valid"
+    del record["config"]["loss"]
+    (tmp_path / "run" / "config.json").write_text(json.dumps(record))
+    assert TrainedModel.load(tmp_path / "run").config.loss == "mask"
 
 
 def test_evaluation_is_seeded_and_can_carry_the_state(trained):
@@ -93,7 +189,10 @@ def test_lstm_and_continuous_actions():
     n_in = reach.make_env().observation_space.shape[0]
     actions, _ = reach.act(np.zeros((3, n_in), dtype=np.float32))
     assert actions.shape == (3, 2)
-    assert 0.0 <= evaluate(reach, 20, chance=False).performance <= 1.0
+    reached = evaluate(reach, 20, chance=False)
+    assert reached.criterion == "performance"  # no fixation action: the env's own score
+    assert reached.accuracy == reached.performance
+    assert np.isnan(reached.fixation_breaks)
 
 
 def test_a_task_without_ground_truth_says_to_use_rl():
@@ -108,6 +207,7 @@ def test_a_task_without_ground_truth_says_to_use_rl():
         ({"steps": 0}, "steps"),
         ({"lr": -1.0}, "lr"),
         ({"seconds": float("nan")}, "seconds"),
+        ({"loss": "masked"}, "loss must be one of 'valid', 'cost', 'mask', got 'masked'"),
     ],
 )
 def test_bad_config(kwargs, message):
@@ -133,12 +233,14 @@ def test_cli_trains_evaluates_and_writes_the_run(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "PerceptualDecisionMaking" in printed
     assert "chance (random)" in printed
+    assert "fixation breaks" in printed
     assert {p.name for p in out.iterdir()} >= {
         "model.pt",
         "config.json",
         "metrics.json",
         "loss.png",
         "trial.png",
+        "psychometric.png",  # PDM: two choices and a coherence
     }
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["steps"] == 5
@@ -168,7 +270,8 @@ def test_the_tutorial_runs(tmp_path, monkeypatch):
 
 
 def test_the_main_job_runs_every_installed_showcase_task(tmp_path, capsys):
-    status = showcase.main(["--out", str(tmp_path), "--scale", "0.02", "--eval-trials", "20"])
+    args = ["--out", str(tmp_path), "--scale", "0.02", "--eval-trials", "20", "--no-progress"]
+    status = showcase.main(args)
     assert status == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert set(summary) == set(showcase.installed([name for name, _ in showcase.SHOWCASE]))
@@ -209,7 +312,7 @@ def test_learnability_rows_merge_per_plugin(tmp_path):
     assert rows["Other"] == stored[0]  # another plugin's row is kept
     text = out.read_text()
     assert "| Null | core |" in text
-    assert "| Other | lab | 0.900 | 0.500 | 1.000 | 7 | 9 s | 2026-01-01 | learned |" in text
+    assert "| Other | lab | 0.900 |  | 0.500 | 1.000 | 7 | 9 s | 2026-01-01 | learned |" in text
 
 
 @pytest.mark.parametrize(
@@ -225,3 +328,16 @@ def test_learnability_status(accuracy, chance, oracle, status):
     from neurogym.train.learnability import _status
 
     assert _status(accuracy, chance, oracle) == status
+
+
+SUPERVISED = [s.id for s in neurogym.tasks() if neurogym.make(s.id).unwrapped.has_groundtruth]
+
+
+@pytest.mark.parametrize("task_id", SUPERVISED)
+def test_the_ground_truth_agent_scores_the_ceiling_of_every_task(task_id):
+    # the learnability table's oracle, scored strictly (fixation held, then correct; or the
+    # task's own criterion): 1.0 on every trial of every supervised task
+    from neurogym.train.learnability import TASK_KWARGS, oracle_performance
+
+    name = neurogym.spec(task_id).name
+    assert oracle_performance(task_id, trials=64, env_kwargs=TASK_KWARGS.get(name)) == 1.0

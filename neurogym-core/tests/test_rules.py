@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from data_tasks import VarTask
 
-from neurogym import StandardDecision
-from neurogym.rules import FIXATE, NEUTRAL, RESPOND
+from neurogym import GoNoGoDecision, StandardDecision
+from neurogym.rules import FIXATE, NEUTRAL, RESPOND, LastStepReport
 from neurogym.vector import TrialVectorEnv
 
 NOTHING = (0.0, False, False)
@@ -115,3 +115,63 @@ def test_codes_agree_with_period_steps_of_a_ragged_batch():
             batch.dt,
         )
         assert single == grid[i, : batch.lengths[i]].tolist()
+
+
+class _GoNoGoTask(VarTask):
+    """VarTask with go (gt 1 or 2) and no-go (gt 0, fixate) trials under GoNoGoDecision."""
+
+    def __init__(self, r_tmax: float = 0.0) -> None:
+        super().__init__(abort=False, r_tmax=r_tmax)
+        self.rule = GoNoGoDecision(("fixation",), ("decision",))
+        self.rewards = {"abort": -0.1, "correct": 1.0, "fail": -0.5, "miss": -0.25}
+
+    def _new_trials(self, b, **kwargs):
+        go = b.choice("go", [0, 1, 2])
+        b.add_period(["fixation", "stimulus", "delay", "decision"])
+        b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
+        b.add_ob(np.stack([go == 1, go == 2], axis=1).astype(float), "stimulus", "stimulus")
+        b.set_groundtruth(go, "decision")
+        return {}
+
+
+def test_go_no_go_timeouts_follow_the_rule():
+    rule = GoNoGoDecision()
+    assert rule.timeout({"miss": -0.5}, hit=True, held=True) == (0.0, True)  # withheld no-go
+    assert rule.timeout({"miss": -0.5}, hit=False, held=True) == (-0.5, False)  # missed go
+    assert rule.timeout({}, hit=False, held=True) == (0.0, False)
+    assert StandardDecision().timeout({"miss": -0.5}, hit=True, held=True) == (0.0, False)
+    report = LastStepReport()
+    assert report.timeout({}, hit=True, held=False) == (0.0, True)
+    assert report.timeout({}, hit=False, held=True) == (0.0, False)
+    # the step table is the standard rule's
+    assert rule.outcome_table(CONFIGS[0]["rewards"], True) == StandardDecision().outcome_table(
+        CONFIGS[0]["rewards"], True
+    )
+
+
+@pytest.mark.parametrize("r_tmax", [0.0, -0.125])
+def test_go_no_go_single_and_vector_env_agree_and_withholding_a_no_go_trial_is_correct(r_tmax):
+    n = 3
+    singles = [_GoNoGoTask(r_tmax) for _ in range(n)]
+    vec = TrialVectorEnv(_GoNoGoTask(r_tmax), n)
+    assert vec.metadata["neurogym_vectorization"] == "native"
+    vec.reset(seed=7)
+    for i, env in enumerate(singles):
+        env.reset(seed=7 + i)
+    rng = np.random.default_rng(2)
+    outcomes = set()
+    for _ in range(800):
+        actions = np.where(rng.random(n) < 0.9, 0, rng.integers(1, 3, n))
+        _, rewards, _, _, info = vec.step(actions)
+        for i, env in enumerate(singles):
+            go, last = int(env.trial["go"]), env.t_ind == len(env._current.codes) - 1
+            _, reward, _, _, single = env.step(int(actions[i]))
+            assert rewards[i] == pytest.approx(reward)
+            assert single["new_trial"] == info["new_trial"][i]
+            if single["new_trial"]:
+                assert single["performance"] == info["performance"][i]
+                if last and actions[i] == 0:  # timed out holding fixation
+                    assert single["performance"] == int(go == 0)
+                    assert reward == pytest.approx(r_tmax + (-0.25 if go else 0.0))
+                    outcomes.add(("timeout", go == 0))
+    assert outcomes == {("timeout", True), ("timeout", False)}

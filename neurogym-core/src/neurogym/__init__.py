@@ -32,7 +32,7 @@ from neurogym.errors import (
     UnknownWrapperError,
 )
 from neurogym.hookspecs import hookimpl
-from neurogym.rules import StandardDecision
+from neurogym.rules import GoNoGoDecision, LastStepReport, StandardDecision
 from neurogym.timing import TruncExp
 
 __all__ = [
@@ -42,7 +42,9 @@ __all__ = [
     "Dataset",
     "DuplicateTaskError",
     "EmptyPeriodWarning",
+    "GoNoGoDecision",
     "InvalidOperationError",
+    "LastStepReport",
     "NeurogymPluginWarning",
     "Registry",
     "StandardDecision",

@@ -7,7 +7,11 @@ single env (``TrialEnv._step``) and the native vector env (``neurogym.vector``) 
   :data:`FIXATE`, :data:`RESPOND`); a period covers the steps the builder writes its
   observations and ground truth into (``_trialbatch._to_steps``, ``floor(t / dt)``);
 * :meth:`StandardDecision.outcome_table` maps (period code, action == ground truth,
-  action != fixation_action) to (reward, trial ends, correct), from ``rewards`` and ``abort``.
+  action != fixation_action) to (reward, trial ends, correct), from ``rewards`` and ``abort``;
+* :meth:`StandardDecision.timeout` gives what a trial that runs out without the rule ending it
+  adds (reward, correct): nothing for the standard rule; for :class:`GoNoGoDecision` a no-go
+  trial withheld to its end is correct and a go trial that never answered pays ``miss``; for
+  :class:`LastStepReport` the last step's action is the trial's report.
 """
 
 from __future__ import annotations
@@ -20,7 +24,16 @@ import numpy as np
 
 from neurogym.timing import _to_steps
 
-__all__ = ["FIXATE", "NEUTRAL", "RESPOND", "Outcome", "OutcomeTable", "StandardDecision"]
+__all__ = [
+    "FIXATE",
+    "NEUTRAL",
+    "RESPOND",
+    "GoNoGoDecision",
+    "LastStepReport",
+    "Outcome",
+    "OutcomeTable",
+    "StandardDecision",
+]
 
 NEUTRAL = 0
 """Period code of steps where any action earns nothing."""
@@ -81,6 +94,16 @@ class StandardDecision:
             [[nothing, wrong], [nothing, correct]],  # RESPOND
         ]
 
+    def timeout(self, rewards: Mapping[str, Any], hit: bool, held: bool) -> tuple[float, bool]:
+        """``(reward, correct)`` added when a trial times out without the rule ending it.
+
+        ``hit``: the action of the trial's last step equals that step's ground truth; ``held``:
+        it is ``fixation_action``. The standard rule adds nothing (the env's ``r_tmax`` is
+        added in either case).
+        """
+        del rewards, hit, held
+        return 0.0, False
+
     def _spans(
         self, start_t: Mapping[str, Any], end_t: Mapping[str, Any], dt: float
     ) -> Iterator[tuple[int, Any, Any]]:
@@ -128,3 +151,40 @@ class StandardDecision:
             inside = (k >= first[:, None]) & (k < np.minimum(stop, lengths)[:, None])
             grid[inside] = kind
         return grid
+
+
+@dataclass(frozen=True)
+class GoNoGoDecision(StandardDecision):
+    """The standard rule for go/no-go tasks, where withholding is an answer.
+
+    As :class:`StandardDecision` on every step; in addition, at a trial's timeout:
+
+    * a **no-go** trial (its last step's ground truth is ``fixation_action``) withheld to its
+      end is correct (``performance = 1``; no reward beyond the env's ``r_tmax``);
+    * a **go** trial that never answered pays ``rewards["miss"]`` (0 if the task has none).
+
+    A response in a decision period of a no-go trial is wrong (``rewards["fail"]``), as under
+    the standard rule. Used by GoNogo, DelayPairedAssociation and Yang et al.'s dms, dnms,
+    dmc and dnmc; vector envs step it natively like the standard rule.
+    """
+
+    def timeout(self, rewards: Mapping[str, Any], hit: bool, held: bool) -> tuple[float, bool]:
+        """``(0, True)`` for a withheld no-go trial, ``(rewards["miss"], False)`` otherwise."""
+        if hit and held:  # the ground truth was to keep fixating, and the agent did
+            return 0.0, True
+        return float(rewards.get("miss", 0.0)), False
+
+
+@dataclass(frozen=True)
+class LastStepReport(StandardDecision):
+    """The standard rule, and the action at a trial's last step is its report.
+
+    A trial that times out is correct (``performance = 1``, nothing paid) when the action of
+    its last step equals that step's ground truth. For tasks read out at the end of the
+    trial, such as ToneDetection (report the tone's position, or its absence).
+    """
+
+    def timeout(self, rewards: Mapping[str, Any], hit: bool, held: bool) -> tuple[float, bool]:
+        """``(0, hit)``: the last step's report is correct or not; nothing is paid."""
+        del rewards, held
+        return 0.0, hit

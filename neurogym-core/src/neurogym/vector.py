@@ -19,6 +19,7 @@ own generator, and its trials are drawn from it in the order a single env draws 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -175,12 +176,21 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         reward = np.broadcast_to(fields[0].astype(float)[at], full)
         ends = np.broadcast_to(fields[1].astype(bool)[at], full)
         correct = np.broadcast_to(fields[2].astype(bool)[at], full)
-        r_tmax = env.r_tmax
-        timed_out = reward + r_tmax * ~ends if r_tmax else reward
+        # a trial's last step that the rule does not end times out: r_tmax plus the rule's
+        # timeout outcome (GoNoGoDecision: a withheld no-go trial is correct, a go trial
+        # that never answered pays "miss"; LastStepReport: the last action is the report)
+        hit = np.broadcast_to(act == gt, full)
+        held = np.broadcast_to(act == rule.fixation_action, full)
+        extra, timeout_correct = np.zeros(full), np.zeros(full, dtype=bool)
+        for h, f in itertools.product((False, True), repeat=2):
+            cells = (hit == h) & (held == f)
+            extra[cells], timeout_correct[cells] = rule.timeout(env.rewards, h, f)
+        timed_out = np.where(ends, reward, reward + env.r_tmax + extra)
         self._reward_table = np.concatenate([reward.reshape(-1), timed_out.reshape(-1)])
         self._end_table = np.concatenate([ends.reshape(-1), np.ones(ends.size, dtype=bool)])
         perf = correct.astype(np.int64).reshape(-1)
-        self._perf_table = np.concatenate([perf, perf])
+        last_perf = np.where(ends, correct, timeout_correct).astype(np.int64).reshape(-1)
+        self._perf_table = np.concatenate([perf, last_perf])
         self._last_offset = 3 * n * n
         self._rule = rule
 

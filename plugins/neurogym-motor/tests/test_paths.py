@@ -1,8 +1,9 @@
 """Every path a user takes: single env, wrappers, vector envs, batches and Dataset streams.
 
-The reaching tasks write the pointer into the observation in ``post_step``; the timing tasks
-and GoNogo score in ``_step``. Vector envs of them loop over single envs, so they must equal N
-seeded single envs step for step.
+The reaching tasks write the pointer into the observation in ``post_step`` and the timing
+tasks score in ``_step``: vector envs of them loop over single envs. GoNogo declares the
+go/no-go rule and is stepped natively. Either way they must equal N seeded single envs step
+for step.
 """
 
 from __future__ import annotations
@@ -32,14 +33,16 @@ def test_the_plugin_registers_its_six_tasks():
     specs = neurogym.tasks(plugin="motor")
     assert [spec.id for spec in specs] == IDS
     assert {spec.distribution for spec in specs} == {"neurogym-motor"}
-    assert not any(spec.vectorized for spec in specs)  # all six score in their own _step
+    # GoNogo declares the go/no-go rule; the five others score in their own _step
+    assert [spec.id for spec in specs if spec.vectorized] == ["neurogym/GoNogo-v0"]
 
 
 @pytest.mark.parametrize("task_id", IDS)
 def test_vector_env_equals_seeded_single_envs(task_id):
     n, seed = 3, 40
     vec = gymnasium.make_vec(task_id, num_envs=n)
-    assert vec.metadata["neurogym_vectorization"] == "loop"
+    expected = "native" if task_id == "neurogym/GoNogo-v0" else "loop"
+    assert vec.metadata["neurogym_vectorization"] == expected
     singles = [gymnasium.make(task_id) for _ in range(n)]
     obs, _ = vec.reset(seed=seed)
     for i, env in enumerate(singles):

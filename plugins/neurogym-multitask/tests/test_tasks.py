@@ -379,3 +379,19 @@ def test_forced_directions_must_be_preferred_directions_of_the_ring(name, variab
     assert trial[variable] == pytest.approx(3 * 2 * np.pi / N)
     with pytest.raises(ValueError, match=f"{variable} must be preferred directions 2 pi k"):
         env.new_trial(**{variable: 0.1})
+
+
+@pytest.mark.parametrize(("name", "no_go"), [("dms", 2), ("dnms", 1), ("dmc", 2), ("dnmc", 1)])
+def test_a_withheld_no_go_trial_is_correct_and_a_response_to_it_is_wrong(name, no_go):
+    # GoNoGoDecision: upstream scored a withheld no-go trial 0 (a declared difference)
+    env = make(name)
+    env.reset(seed=3)
+    env.new_trial(ground_truth=no_go)
+    rewards, info, steps = run_trial(env, lambda e: 0)
+    assert (steps, sum(rewards), info["performance"]) == (32, 0.0, 1)
+    env.new_trial(ground_truth=no_go)
+    rewards, info, _ = run_trial(env, respond(lambda e: 1))
+    assert (rewards[-1], info["performance"]) == (0.0, 0)  # "fail" is 0 in these tasks
+    env.new_trial(ground_truth=3 - no_go)  # a go trial that is never answered
+    rewards, info, _ = run_trial(env, lambda e: 0)
+    assert (sum(rewards), info["performance"]) == (0.0, 0)

@@ -165,6 +165,20 @@ def test_perfect_agent_is_paid_every_stimulus_step():
         assert info["gt"] == (0 if stim_types == () else 1)
 
 
+def test_a_trial_is_correct_only_when_every_stimulus_step_is():
+    # upstream counted one correct step as a correct trial (a random policy scored 1.0)
+    env = AnnubesEnv()
+    env.reset(seed=7)
+    for late in (5, 9, 14):  # miss one stimulus step: the first, a middle or the last
+        env.new_trial(stim_types="v")
+        rewards, info = play_trial(env, lambda k, gt, late=late: 0 if k == late else int(gt))
+        assert rewards.count(1.0) == 9
+        assert info["performance"] == 0
+    env.new_trial(catch=True)
+    _, info = play_trial(env, lambda k, gt: int(k == 7))  # one response on a catch trial
+    assert info["performance"] == 0
+
+
 def test_always_respond_agent():
     env = AnnubesEnv(rewards={"fail": -1.0})
     env.reset(seed=5)

@@ -177,7 +177,22 @@ def test_rewards_are_zero_and_trials_end_by_timeout():
             assert info["gt"].dtype == np.float32
             assert info["new_trial"] == (step == 35)
         assert info["trial"] is trial
-        assert info["performance"] == 0
+        assert info["performance"] == pytest.approx(1.0)  # the last frame (odd) reported gt
+
+
+def test_performance_is_the_agreement_of_the_last_report_with_the_observers():
+    from neurogym_perceptual.tasks.spatialsuppressmotion import report_agreement
+
+    gt = np.array([0.7, 0.1, 0.1, 0.1])
+    assert report_agreement(gt, gt) == pytest.approx(1.0)
+    assert report_agreement([2.0, 0, 0, 0], gt) == pytest.approx(0.7)  # always the majority
+    assert report_agreement([0, 0, 0, 0], gt) == pytest.approx(1 - 0.5 * (0.45 + 3 * 0.15))
+    env = SpatialSuppressMotion()
+    env.reset(seed=6)
+    last = env.gt[-1].copy()
+    for _ in range(36):
+        _, _, _, _, info = env.step(np.array([1.0, 0, 0, 0], dtype=np.float32))
+    assert info["performance"] == pytest.approx(report_agreement([1.0, 0, 0, 0], last))
 
 
 def test_info_gt_is_a_copy():

@@ -92,7 +92,20 @@ def test_rewards_are_always_zero_and_trials_end_by_timeout():
             assert info["gt"] == condition
             assert info["new_trial"] == (step == 39)
         assert info["trial"]["ground_truth"] == condition
-        assert info["performance"] == 0
+        assert info["performance"] == 1  # the last step (odd) reported the condition
+
+
+def test_the_last_steps_action_is_the_report():
+    # LastStepReport: performance 1 when the last action names the condition (upstream: 0)
+    env = ToneDetection()
+    env.reset(seed=5)
+    for wrong in (False, True):
+        condition = int(env.trial["ground_truth"])
+        report = (condition + 1) % 4 if wrong else condition
+        for step in range(40):
+            _, reward, _, _, info = env.step(report if step == 39 else condition)
+        assert reward == 0
+        assert info["performance"] == (0 if wrong else 1)
 
 
 @pytest.mark.parametrize(("dt", "steps"), [(50, 40), (30, 66), (3.2, 625)])

@@ -104,6 +104,13 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     agent_dependent_dims: tuple[str, ...] = ()
     """Named observation dims that stepping writes from the agent's actions (``post_step``);
     batches hold them as the trial builder wrote them."""
+    strict_criterion: str | None = None
+    """How ``neurogym.train.evaluate`` scores a trial strictly: ``"fixate-then-respond"`` (the
+    fixation action on every step before the response, i.e. while the ground truth is the
+    fixation action, then ``performance`` 1: Yang et al.'s criterion plus held fixation) or
+    ``"performance"`` (the env's own ``performance``: timing, reaching, value-based tasks).
+    None derives it: fixate-then-respond when the action space names a ``fixation`` action and
+    trials have a ground truth, else performance."""
     optional_rewards: tuple[str, ...] = ()
     """Reward keys the task accepts in ``rewards=`` beyond its defaults (e.g. ``"fail"``)."""
     optional_timing: tuple[str, ...] = ()
@@ -420,6 +427,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         if not new_trial and t + dt > current.tmax + 1e-9 * dt:
             info["new_trial"] = new_trial = True
             reward += self.r_tmax
+            if current.codes is not None and self._steps_by_rule:  # the rule's timeout
+                reward += self._rule_timeout(action, current, t_ind - 1)
         if new_trial:
             terminated = self._end_trial(info) or terminated
             current = self._current
@@ -503,6 +512,16 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         if correct:
             self.performance = 1
         return reward, new_trial
+
+    def _rule_timeout(self, action: Any, current: CurrentTrial, last: int) -> float:
+        """The rule's reward for a trial that timed out at step ``last`` (sets performance)."""
+        rule = self.rule
+        assert rule is not None
+        hit = current.gt is not None and bool(action == current.gt_list[last])
+        reward, correct = rule.timeout(self.rewards, hit, action == rule.fixation_action)
+        if correct:
+            self.performance = 1
+        return reward
 
     def _rule_outcomes(self, rule: StandardDecision | None) -> tuple[Any, ...]:
         """Builds (and caches) the outcome table of ``rule`` for the current configuration."""

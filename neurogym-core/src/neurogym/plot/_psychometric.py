@@ -46,12 +46,15 @@ class PsychometricFit:
         bias: The point of subjective equality: the strength where P = 0.5.
         scale: The width (the slope at ``bias`` is ``F'(0) / scale``).
         n: Number of choices fitted.
+        method: ``"ml"`` (maximum likelihood) or ``"firth"`` (Firth's bias-reduced fit, used
+            when the strengths separate the choices perfectly and the ML slope is infinite).
     """
 
     kind: Kind
     bias: float
     scale: float
     n: int
+    method: str = "ml"
 
     def predict(self, x: Any) -> np.ndarray:
         """P(choice = 1) at strengths ``x``."""
@@ -59,7 +62,12 @@ class PsychometricFit:
 
 
 def fit_psychometric(x: Any, choices: Any, kind: Kind = "logistic") -> PsychometricFit:
-    """Maximum-likelihood fit of ``P(choice = 1 | x)`` (a binomial GLM, Fisher scoring).
+    """Fit of ``P(choice = 1 | x)`` (a binomial GLM, Fisher scoring).
+
+    Maximum likelihood, unless the strengths separate the choices perfectly (a network that
+    never errs): the ML slope is then infinite, and the logistic fit is Firth's bias-reduced
+    estimate (Firth 1993, Biometrika 80:27-38: the likelihood penalised by the Jeffreys
+    prior), which is finite and steep; ``method`` says which was used.
 
     Args:
         x: Signed stimulus strengths, one per trial.
@@ -70,8 +78,9 @@ def fit_psychometric(x: Any, choices: Any, kind: Kind = "logistic") -> Psychomet
         The :class:`PsychometricFit`.
 
     Raises:
-        ValueError: On mismatched or non-binary inputs, fewer than 2 distinct strengths, or
-            choices that strength separates perfectly (the slope would be infinite).
+        ValueError: On mismatched or non-binary inputs, fewer than 2 distinct strengths, only
+            one choice made, a probit fit of separated choices (use the logistic), or choices
+            that do not depend on strength.
     """
     validate.choice(kind, "kind", ("logistic", "probit"))
     xs = np.asarray(x, dtype=float).ravel()
@@ -83,32 +92,51 @@ def fit_psychometric(x: Any, choices: Any, kind: Kind = "logistic") -> Psychomet
     if np.unique(xs).size < 2:
         raise ValueError("a psychometric fit needs at least 2 distinct strengths")
     ones, zeros = xs[ys == 1], xs[ys == 0]
-    if ones.size == 0 or zeros.size == 0 or ones.min() > zeros.max() or zeros.min() > ones.max():
+    if ones.size == 0 or zeros.size == 0:
+        raise ValueError("only one choice occurs: no psychometric function can be fitted")
+    separated = ones.min() > zeros.max() or zeros.min() > ones.max()
+    if separated and kind != "logistic":
         raise ValueError(
-            "strength separates the choices perfectly (or only one choice occurs): the "
-            "maximum-likelihood slope is infinite"
+            "strength separates the choices perfectly: the probit slope is infinite; "
+            "kind='logistic' gives Firth's bias-reduced (finite) fit"
         )
-    design = np.column_stack([np.ones_like(xs), xs / (np.abs(xs).max() or 1.0)])
-    beta = np.zeros(2)
-    for _ in range(100):
+    width = np.abs(xs).max() or 1.0
+    design = np.column_stack([np.ones_like(xs), xs / width])
+    beta = _scoring(design, ys, kind, firth=separated)
+    slope = beta[1] / width
+    if slope == 0:
+        raise ValueError("the fitted slope is 0: choices do not depend on strength")
+    method = "firth" if separated else "ml"
+    return PsychometricFit(kind, float(-beta[0] / slope), float(1 / slope), int(xs.size), method)
+
+
+def _scoring(design: np.ndarray, ys: np.ndarray, kind: Kind, *, firth: bool) -> np.ndarray:
+    """Fisher scoring of the GLM coefficients; with ``firth``, Firth's modified score.
+
+    Firth's logistic score adds ``h * (1/2 - p)`` to the residual ``y - p``, where ``h`` are
+    the hat values of the weighted design.
+    """
+    beta = np.zeros(design.shape[1])
+    for _ in range(200):
         eta = design @ beta
         p = np.clip(_cdf(eta, kind), 1e-10, 1 - 1e-10)
         d = np.maximum(_pdf(eta, kind), 1e-12)
         weights = d**2 / (p * (1 - p))
-        working = eta + (ys - p) / d
-        step = np.linalg.solve(
-            design.T @ (design * weights[:, None]), design.T @ (weights * working)
-        )
-        if np.max(np.abs(step - beta)) < 1e-9:
-            beta = step
-            break
-        beta = step
-        if np.abs(beta[1]) > 1e4:
+        information = design.T @ (design * weights[:, None])
+        residual = ys - p
+        if firth:
+            root = np.sqrt(weights)[:, None] * design
+            hat = np.einsum("ij,jk,ik->i", root, np.linalg.inv(information), root)
+            residual = residual + hat * (0.5 - p)
+        step = np.linalg.solve(information, design.T @ (weights * (eta + residual / d)))
+        if not firth and np.abs(step[1]) > 1e4:
             raise ValueError("strength separates the choices perfectly: the slope is infinite")
-    slope = beta[1] / (np.abs(xs).max() or 1.0)
-    if slope == 0:
-        raise ValueError("the fitted slope is 0: choices do not depend on strength")
-    return PsychometricFit(kind, float(-beta[0] / slope), float(1 / slope), int(xs.size))
+        # damped: Firth's iterations overshoot on separated data without it
+        change = np.clip(step - beta, -5.0, 5.0)
+        beta = beta + change
+        if np.max(np.abs(change)) < 1e-9:
+            break
+    return beta
 
 
 def collect_choices(
@@ -216,7 +244,8 @@ def plot_psychometric(
     ax.errorbar(levels, means, yerr=sems, fmt="o", color="k", capsize=3, label="data ± SEM")
     if fit is not None:
         grid = np.linspace(xs.min(), xs.max(), 200)
-        ax.plot(grid, fit.predict(grid), color="C0", linewidth=2, label=f"{fit.kind} fit")
+        how = " (bias-reduced: perfect separation)" if fit.method == "firth" else ""
+        ax.plot(grid, fit.predict(grid), color="C0", linewidth=2, label=f"{fit.kind} fit{how}")
         default = f"bias {fit.bias:.3g}, scale {fit.scale:.3g} (n = {fit.n})"
     else:
         default = f"n = {xs.size}"
@@ -224,6 +253,6 @@ def plot_psychometric(
     ax.set_ylim(-0.03, 1.03)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend(loc="upper left", frameon=False, fontsize=8)
+    fig.legend(loc="outside lower center", ncols=2, frameon=False, fontsize=8)
     ax.set_title(title or default, fontsize=10)
     return fig, fit

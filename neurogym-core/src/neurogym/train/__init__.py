@@ -3,11 +3,14 @@
 ``import neurogym`` never imports this package or torch; ``import neurogym.train`` does.
 
 * :func:`train`: fits a GRU, LSTM or vanilla RNN to a task's ground truth on whole batches
-  (``neurogym.batch``) with the loss mask: cross-entropy for Discrete actions, mean squared
-  error for Box actions. Seeded and repeatable on CPU for a step budget.
-* :func:`evaluate`: closed loop: the network steps the env and is scored by the env's own
-  ``info["performance"]``, overall and per condition, against random and fixation-only
-  baselines measured the same way.
+  (``neurogym.batch``), by default on every step up to the response (fixation included) and
+  the response's targets (``TrainConfig.loss``: also Yang et al.'s cost mask, or the old
+  response-only mask): cross-entropy for Discrete actions, mean squared error for Box
+  actions. Seeded and repeatable on CPU for a step budget.
+* :func:`evaluate`: closed loop: the network steps the env and is scored strictly (fixation
+  held until the response, then correct; or the task's own criterion), with the
+  fixation-break rate and the env's own ``info["performance"]``, overall and per condition,
+  against random and fixation-only baselines measured the same way.
 * :func:`train_and_report`: both, plus the saved model, ``metrics.json`` and figures
   (``neurogym train TASK`` on the command line).
 * :class:`TrainedModel`: ``act``, ``policy()`` (for ``neurogym.plot``), ``save``, ``load``.
@@ -32,15 +35,17 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from neurogym.train._evaluate import Evaluation, evaluate
 from neurogym.train._network import RecurrentNetwork
 from neurogym.train._report import RunResult, plot_loss, train_and_report, write_figures
-from neurogym.train._trainer import TrainConfig, TrainedModel, train
+from neurogym.train._trainer import LOSSES, TrainConfig, TrainedModel, loss_weights, train
 
 __all__ = [
+    "LOSSES",
     "Evaluation",
     "RecurrentNetwork",
     "RunResult",
     "TrainConfig",
     "TrainedModel",
     "evaluate",
+    "loss_weights",
     "plot_loss",
     "train",
     "train_and_report",

@@ -30,14 +30,23 @@ def _config(args: argparse.Namespace) -> TrainConfig:
 
 
 def format_table(rows: list[tuple[str, Evaluation, int, float]]) -> str:
-    """A plain-text table: task, closed-loop accuracy, chance baselines, steps, seconds."""
-    header = ("task", "accuracy", "chance (random)", "chance (fixation)", "steps", "seconds")
+    """A plain-text table: task, strict accuracy, fixation breaks, env performance, chance."""
+    header = (
+        "task", "accuracy", "fixation breaks", "env perf.", "chance (random)",
+        "chance (fixation)", "steps", "seconds",
+    )  # fmt: skip
+
+    def num(value: float) -> str:
+        return "-" if value != value else f"{value:.3f}"  # NaN: not measured
+
     lines = [
         (
             task,
-            f"{ev.performance:.3f}",
-            f"{ev.chance.get('random', float('nan')):.3f}",
-            f"{ev.chance.get('fixation', float('nan')):.3f}",
+            num(ev.accuracy),
+            num(ev.fixation_breaks),
+            num(ev.performance),
+            num(ev.chance.get("random", float("nan"))),
+            num(ev.chance.get("fixation", float("nan"))),
             str(steps),
             f"{seconds:.0f}",
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -13,52 +14,161 @@ import neurogym
 from neurogym import validate
 from neurogym.train._sb3 import is_predict_model, predict_policy, predict_task
 
-__all__ = ["Evaluation", "baseline_policies", "evaluate", "run_closed_loop"]
+__all__ = [
+    "FIXATE_THEN_RESPOND",
+    "PERFORMANCE",
+    "ClosedLoop",
+    "Evaluation",
+    "baseline_policies",
+    "evaluate",
+    "run_closed_loop",
+    "strict_criterion",
+]
 
 #: ``act(obs (N, n_in), state, rng) -> (actions (N, ...), state)`` for N envs stepped together.
 BatchPolicy = Callable[[np.ndarray, Any, np.random.Generator], tuple[np.ndarray, Any]]
 
+FIXATE_THEN_RESPOND = "fixate-then-respond"
+PERFORMANCE = "performance"
 _PARALLEL = 64  # envs stepped together (one network call per step for all of them)
 _MAX_CONDITION_VALUES = 12  # trial-dict keys with more distinct values are not conditions
 
 
+def strict_criterion(env: gym.Env[Any, Any]) -> tuple[str, int | None]:
+    """A task's strict criterion and its fixation action (None for ``"performance"``).
+
+    The task's ``strict_criterion`` attribute (see :class:`neurogym.TrialEnv`) decides; None
+    derives it: ``"fixate-then-respond"`` when the action space names a ``fixation`` action and
+    trials have a ground truth, else ``"performance"``.
+
+    Raises:
+        ValueError: An unknown criterion, or fixate-then-respond without a named fixation
+            action.
+    """
+    task = env.unwrapped
+    names = getattr(env.action_space, "name", None)
+    fixation = names.get("fixation") if isinstance(names, dict) else None
+    fixation = int(fixation) if isinstance(fixation, int | np.integer) else None
+    declared = getattr(task, "strict_criterion", None)
+    if declared is None:
+        has_gt = getattr(task, "has_groundtruth", True)
+        declared = FIXATE_THEN_RESPOND if fixation is not None and has_gt else PERFORMANCE
+    validate.choice(declared, "strict_criterion", (FIXATE_THEN_RESPOND, PERFORMANCE))
+    if declared == PERFORMANCE:
+        return declared, None
+    if fixation is None:
+        raise ValueError(
+            f"{type(task).__name__} declares strict_criterion={declared!r} but its action "
+            f"space names no single 'fixation' action: {env.action_space}"
+        )
+    return declared, fixation
+
+
 @dataclasses.dataclass(frozen=True)
-class Evaluation:
-    """Closed-loop performance: what the env itself reported, trial by trial.
+class ClosedLoop:
+    """The trials of a closed-loop run, in the order they ended.
 
     Attributes:
-        performance: Mean of ``info["performance"]`` over the trials.
-        trials: Number of trials.
-        per_trial: ``info["performance"]`` of each trial, in the order they ended.
-        conditions: Trial-dict key to {value: mean performance} for keys with a few scalar
-            values (coherence, delay, ground truth, ...).
-        chance: Mean performance of baseline policies measured the same way (``random``:
-            uniformly random actions; ``fixation``: always action 0, or zeros for Box
-            actions); empty when not measured.
+        performance: The env's ``info["performance"]`` of each trial.
+        broke_fixation: Whether the policy left the fixation action on a step before the
+            response (while the ground truth was the fixation action); all False when no
+            fixation action was given.
+        trials: The trial dicts.
+        fixation_action: The fixation action checked (None: not checked).
     """
 
+    performance: np.ndarray
+    broke_fixation: np.ndarray
+    trials: list[dict[str, Any]]
+    fixation_action: int | None = None
+
+    @property
+    def strict(self) -> np.ndarray:
+        """Per-trial strict scores: held fixation and performance 1, or the performance."""
+        if self.fixation_action is None:
+            return self.performance.astype(float)
+        return ((self.performance >= 1.0 - 1e-9) & ~self.broke_fixation).astype(float)
+
+
+@dataclasses.dataclass(frozen=True)
+class Evaluation:
+    """Closed-loop scores of a policy on a task, trial by trial.
+
+    Attributes:
+        accuracy: The headline: mean strict score (see :func:`strict_criterion`): for
+            fixate-then-respond tasks the fraction of trials with fixation held on every step
+            before the response and then a correct response (a trial that breaks fixation
+            once scores 0, even if the env, without ``abort``, went on and paid the answer).
+        performance: Mean of the env's own ``info["performance"]`` (what upstream reports).
+        fixation_breaks: Fraction of trials in which fixation broke before the response
+            (NaN for tasks scored by performance).
+        criterion: ``"fixate-then-respond"`` or ``"performance"``.
+        trials: Number of trials.
+        per_trial: The strict score of each trial, in the order they ended.
+        per_trial_performance: The env's performance of each trial.
+        conditions: Trial-dict key to {value: {"accuracy", "performance", "fixation_breaks",
+            "trials"}} for keys with a few scalar values (coherence, delay, ground truth, ...).
+        chance: Strict accuracy of baseline policies measured the same way (``random``:
+            uniformly random actions; ``fixation``: always action 0, or zeros for Box
+            actions); empty when not measured.
+        chance_performance: The baselines' mean env performance.
+    """
+
+    accuracy: float
     performance: float
+    fixation_breaks: float
+    criterion: str
     trials: int
     per_trial: np.ndarray
-    conditions: dict[str, dict[Any, float]]
+    per_trial_performance: np.ndarray
+    conditions: dict[str, dict[Any, dict[str, float]]]
     chance: dict[str, float] = dataclasses.field(default_factory=dict)
+    chance_performance: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def chance_level(self) -> float:
-        """The best baseline (NaN if none was measured)."""
+        """The best baseline's strict accuracy (NaN if none was measured)."""
         return max(self.chance.values()) if self.chance else float("nan")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (per-trial values omitted)."""
         return {
+            "accuracy": self.accuracy,
             "performance": self.performance,
+            "fixation_breaks": self.fixation_breaks,
+            "criterion": self.criterion,
             "trials": self.trials,
             "chance": self.chance,
+            "chance_performance": self.chance_performance,
             "conditions": {
-                key: {str(value): perf for value, perf in table.items()}
+                key: {str(value): scores for value, scores in table.items()}
                 for key, table in self.conditions.items()
             },
         }
+
+    @classmethod
+    def of(
+        cls,
+        run: ClosedLoop,
+        criterion: str,
+        chance: dict[str, ClosedLoop] | None = None,
+    ) -> Evaluation:
+        """The evaluation of a run (and of baseline runs measured the same way)."""
+        strict = run.strict
+        breaks = float(run.broke_fixation.mean()) if run.fixation_action is not None else math.nan
+        chance = chance or {}
+        return cls(
+            accuracy=float(strict.mean()),
+            performance=float(run.performance.mean()),
+            fixation_breaks=breaks,
+            criterion=criterion,
+            trials=int(strict.size),
+            per_trial=strict,
+            per_trial_performance=run.performance,
+            conditions=_conditions(run, run.trials),
+            chance={name: float(base.strict.mean()) for name, base in chance.items()},
+            chance_performance={name: float(b.performance.mean()) for name, b in chance.items()},
+        )
 
 
 def run_closed_loop(
@@ -69,7 +179,8 @@ def run_closed_loop(
     seed: int = 0,
     carry_state: bool = False,
     reset_state: Callable[[Any, np.ndarray], Any] | None = None,
-) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    fixation_action: int | None = None,
+) -> ClosedLoop:
     """Steps up to 64 envs together with ``act`` until ``trials`` trials have ended.
 
     Args:
@@ -80,9 +191,12 @@ def run_closed_loop(
         carry_state: Keep the policy state across trials (default: it restarts per trial).
         reset_state: ``reset_state(state, rows) -> state`` restarting rows (needed unless
             ``carry_state`` or the policy is stateless).
+        fixation_action: Check that the policy holds this action on every step before the
+            response (the steps whose ``info["gt"]`` is this action, until the first that is
+            not); None: no check.
 
     Returns:
-        The performance of each trial (in the order trials ended) and their trial dicts.
+        The :class:`ClosedLoop` run.
     """
     trials = validate.positive_int(trials, "trials")
     n = min(_PARALLEL, trials)
@@ -92,27 +206,46 @@ def run_closed_loop(
     rng = np.random.default_rng(seed)
     state: Any = None
     perf: list[float] = []
+    broken: list[bool] = []
     dicts: list[dict[str, Any]] = []
+    responding = np.zeros(n, dtype=bool)
+    broke = np.zeros(n, dtype=bool)
     while len(perf) < trials:
         actions, state = act(obs.astype(np.float32), state, rng)
         ended = np.zeros(n, dtype=bool)
         for i, env in enumerate(envs):
             ob, _, terminated, truncated, info = env.step(actions[i])
+            if fixation_action is not None and not responding[i]:
+                gt = info.get("gt")
+                if gt is not None and np.ndim(gt) == 0 and int(gt) != fixation_action:
+                    responding[i] = True  # the response starts at this step
+                elif int(actions[i]) != fixation_action:
+                    broke[i] = True
             if info.get("new_trial"):
                 ended[i] = True
                 perf.append(float(info.get("performance", 0.0)))
+                broken.append(bool(broke[i]))
                 dicts.append(info.get("trial") or {})
             if terminated or truncated:
                 ob, _ = env.reset()
                 ended[i] = True
+            if ended[i]:
+                responding[i] = broke[i] = False
             obs[i] = ob
         if ended.any() and not carry_state and state is not None and reset_state is not None:
             state = reset_state(state, ended)
-    return np.array(perf[:trials]), dicts[:trials]
+    return ClosedLoop(
+        np.array(perf[:trials]), np.array(broken[:trials], dtype=bool), dicts[:trials],
+        fixation_action,
+    )  # fmt: skip
 
 
-def _conditions(perf: np.ndarray, dicts: Sequence[dict[str, Any]]) -> dict[str, dict[Any, float]]:
-    out: dict[str, dict[Any, float]] = {}
+def _conditions(
+    run: ClosedLoop, dicts: Sequence[dict[str, Any]]
+) -> dict[str, dict[Any, dict[str, float]]]:
+    out: dict[str, dict[Any, dict[str, float]]] = {}
+    strict, perf = run.strict, run.performance
+    checked = run.fixation_action is not None
     keys = {key for trial in dicts for key in trial}
     for key in sorted(keys):
         values = [trial.get(key) for trial in dicts]
@@ -128,8 +261,13 @@ def _conditions(perf: np.ndarray, dicts: Sequence[dict[str, Any]]) -> dict[str, 
             continue
         table = {}
         for value in sorted(distinct, key=lambda v: (isinstance(v, str), v)):
-            picked = [p for p, s in zip(perf, scalars, strict=True) if s == value]
-            table[value] = float(np.mean(picked))
+            rows = np.array([s == value for s in scalars])
+            table[value] = {
+                "accuracy": float(strict[rows].mean()),
+                "performance": float(perf[rows].mean()),
+                "fixation_breaks": float(run.broke_fixation[rows].mean()) if checked else math.nan,
+                "trials": int(rows.sum()),
+            }
         out[key] = table
     return out
 
@@ -168,11 +306,13 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     task: str | None = None,
 ) -> Evaluation:
-    """Closed-loop performance of a trained model on its task, with chance baselines.
+    """Closed-loop scores of a trained model on its task, with chance baselines.
 
     The network steps ``min(trials, 64)`` envs of its task together, each seeded from
-    ``seed``; its recurrent state restarts at every trial unless ``carry_state``. The score is
-    the env's own ``info["performance"]`` of each trial, overall and per condition. With
+    ``seed``; its recurrent state restarts at every trial unless ``carry_state``. Each trial
+    is scored strictly (:func:`strict_criterion`: for most tasks, fixation held on every step
+    before the response and then the correct response) and by the env's own
+    ``info["performance"]``, overall and per condition, with the fixation-break rate. With
     ``chance``, a random and a fixation-only policy are measured the same way.
 
     Args:
@@ -201,21 +341,18 @@ def evaluate(
     def make() -> gym.Env[Any, Any]:
         return neurogym.make(task, **kwargs)
 
-    perf, dicts = run_closed_loop(
-        make, act, trials, seed=seed, carry_state=carry_state, reset_state=reset_state
+    criterion, fixation = strict_criterion(make())
+    loop = {"seed": seed, "fixation_action": fixation}
+    run = run_closed_loop(
+        make, act, trials, carry_state=carry_state, reset_state=reset_state, **loop
     )
-    baselines: dict[str, float] = {}
+    baselines = {}
     if chance:
-        for name, policy in baseline_policies(make()).items():
-            base, _ = run_closed_loop(make, policy, trials, seed=seed)
-            baselines[name] = float(base.mean())
-    return Evaluation(
-        performance=float(perf.mean()),
-        trials=int(perf.size),
-        per_trial=perf,
-        conditions=_conditions(perf, dicts),
-        chance=baselines,
-    )
+        baselines = {
+            name: run_closed_loop(make, policy, trials, **loop)
+            for name, policy in baseline_policies(make()).items()
+        }
+    return Evaluation.of(run, criterion, baselines)
 
 
 def _act_of(model: Any) -> BatchPolicy:

@@ -44,13 +44,18 @@ def plot_loss(model: TrainedModel, window: int = 25) -> Any:
     loss_ax, acc_ax = fig.subplots(1, 2)
     loss_ax.plot(steps, history["loss"], color="0.75", lw=0.8, label="per step")
     loss_ax.plot(steps, moving_average(history["loss"], window), color="C0", label="moving mean")
-    loss_ax.set(xlabel="training step", ylabel="masked loss", yscale="log", title="loss")
+    loss_ax.set(
+        xlabel="training step",
+        ylabel=f"loss ({model.config.loss} steps)",
+        yscale="log",
+        title="loss",
+    )
     loss_ax.legend(frameon=False)
     accuracy = np.asarray(history["accuracy"], dtype=float)
     if np.isfinite(accuracy).any():
         acc_ax.plot(steps, accuracy, color="0.75", lw=0.8)
         acc_ax.plot(steps, moving_average(accuracy, window), color="C1")
-        acc_ax.set(ylim=(0, 1.02), ylabel="fraction of masked steps correct")
+        acc_ax.set(ylim=(0, 1.02), ylabel="fraction of trained steps correct")
     else:
         acc_ax.text(0.5, 0.5, "continuous actions:\nno step accuracy", ha="center", va="center")
     acc_ax.set(xlabel="training step", title="accuracy on training batches")
@@ -59,21 +64,54 @@ def plot_loss(model: TrainedModel, window: int = 25) -> Any:
     return fig
 
 
+def has_psychometric(env: Any, strength: str = "coh") -> bool:
+    """Whether ``write_figures`` draws a psychometric curve for the env's task.
+
+    Two-choice tasks (``action_space.name["choice"]`` has two actions) whose trials record a
+    signed-able strength ``strength`` (PerceptualDecisionMaking's ``coh``).
+    """
+    names = getattr(env.action_space, "name", None) or {}
+    choices = names.get("choice") if isinstance(names, dict) else None
+    if choices is None or len(np.atleast_1d(choices)) != 2:
+        return False
+    env.reset(seed=0)
+    return strength in (env.unwrapped.trial or {})
+
+
+def psychometric_figure(model: TrainedModel, title: str, seed: int = 0) -> Any:
+    """The trained network's psychometric curve (300 trials, closed loop) as a figure.
+
+    A network that separates the choices perfectly gets Firth's bias-reduced fit; one whose
+    choices admit no fit (it always picks the same side) gets the data alone, and the title
+    says why.
+    """
+    from neurogym.plot import collect_choices, fit_psychometric, plot_psychometric
+
+    strengths, choices = collect_choices(
+        model.make_env(), model.policy(), num_trials=300, seed=seed
+    )
+    try:
+        fit_psychometric(strengths, choices)
+    except ValueError as exc:  # drawn without a fit; the reason is in the figure
+        fig, _ = plot_psychometric(
+            strengths, choices, kind=None, title=f"{title}\n(no fit: {exc})"
+        )
+        return fig
+    fig, _ = plot_psychometric(strengths, choices, title=title)
+    return fig
+
+
 def write_figures(model: TrainedModel, folder: Path, seed: int = 0) -> list[Path]:
     """Writes the run's figures as PNG files into ``folder``; returns their paths.
 
     ``loss.png`` (the loss curve), ``trial.png`` (three trials of the network stepping the
-    env) and, for two-choice tasks with a signed strength, ``psychometric.png``.
+    env) and, for two-choice tasks with a signed strength (:func:`has_psychometric`),
+    ``psychometric.png``. Any error while drawing propagates.
     """
-    from neurogym.plot import (
-        collect_choices,
-        plot_env,
-        plot_psychometric,
-    )
+    from neurogym.plot import plot_env
 
     folder.mkdir(parents=True, exist_ok=True)
     name = model.task.removeprefix("neurogym/").removesuffix("-v0")
-    written = []
     figures = {
         "loss.png": plot_loss(model),
         "trial.png": plot_env(
@@ -84,16 +122,10 @@ def write_figures(model: TrainedModel, folder: Path, seed: int = 0) -> list[Path
             title=f"{name}: the trained network's actions (closed loop) against the ground truth",
         ),
     }
-    try:
-        strengths, choices = collect_choices(
-            model.make_env(), model.policy(), num_trials=300, seed=seed
-        )
-        fig, _ = plot_psychometric(
-            strengths, choices, title=f"{name}: the trained network's choices"
-        )
-        figures["psychometric.png"] = fig
-    except (ValueError, KeyError, TypeError):
-        pass  # not a two-choice task with a signed strength
+    if has_psychometric(model.make_env()):
+        title = f"{name}: the trained network's choices"
+        figures["psychometric.png"] = psychometric_figure(model, title, seed)
+    written = []
     for file, fig in figures.items():
         path = folder / file
         fig.savefig(path, dpi=110)
@@ -115,9 +147,10 @@ def train_and_report(
     """Trains on ``task``, evaluates closed loop and writes the run into ``folder``.
 
     Files: ``model.pt`` and ``config.json`` (reload with ``TrainedModel.load(folder)``),
-    ``metrics.json`` (config, steps and seconds used, final loss, closed-loop performance,
-    per-condition performance and chance baselines) and, with ``figures``, ``loss.png``,
-    ``trial.png`` and, where the task has a signed strength, ``psychometric.png``.
+    ``metrics.json`` (config, steps and seconds used, final loss, closed-loop strict accuracy,
+    fixation breaks and env performance, overall and per condition, and chance baselines)
+    and, with ``figures``, ``loss.png``, ``trial.png`` and, where the task has a signed
+    strength, ``psychometric.png``.
     """
     out = Path(folder)
     model = train(task, config, env_kwargs=env_kwargs, progress=progress, **overrides)

@@ -19,11 +19,15 @@ import neurogym
 from neurogym import validate
 from neurogym.train._network import CELLS, RecurrentNetwork
 
-__all__ = ["TrainConfig", "TrainedModel", "train"]
+__all__ = ["LOSSES", "TrainConfig", "TrainedModel", "loss_weights", "train"]
 
 _DEFAULT_STEPS = 1000
 _CONFIG_FILE = "config.json"
 _WEIGHTS_FILE = "model.pt"
+
+#: The losses :class:`TrainConfig` offers (see its ``loss`` attribute).
+LOSSES = ("valid", "cost", "mask")
+_LEGACY_LOSS = "mask"  # what a config.json written before the loss field was trained with
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +44,24 @@ class TrainConfig:
             steps it allowed is recorded, and ``steps=`` that number reproduces the run).
         seed: Seeds the network's initial weights and the task's trials.
         grad_clip: Gradient norm clip (None: no clipping).
+        loss: Which steps the loss covers (cross-entropy for Discrete actions, squared error
+            for Box actions):
+
+            * ``"valid"`` (default): every step of every trial up to its response, with the
+              targets the task defines there (fixation before the response), and the steps
+              of the response that have a target. A network must learn to hold fixation and
+              then answer, which is what the field calls doing the task: upstream's examples
+              train on every step, and Yang et al. (2019) train the fixation output too.
+              The response starts at the trial's first target step or at its ``decision``
+              period, whichever comes first; response steps without a target (a tie that
+              either choice answers) are not trained.
+            * ``"cost"``: Yang et al.'s cost mask (:meth:`neurogym.data.TrainingBatch.cost_mask`
+              anchored at the ``decision`` period: 100 ms unchecked, weight 1 before the
+              response, a 100 ms grace period, weight 5 after), normalised by its sum.
+            * ``"mask"``: only the steps where the task set a ground truth (the response).
+              The fixation output is never trained, so such a network answers from the
+              first steps on; kept to reproduce earlier runs (a ``config.json`` without a
+              ``loss`` field loads as ``"mask"``).
     """
 
     model: str = "gru"
@@ -50,9 +72,11 @@ class TrainConfig:
     seconds: float | None = None
     seed: int = 0
     grad_clip: float | None = 1.0
+    loss: str = "valid"
 
     def __post_init__(self) -> None:
         validate.choice(self.model, "model", tuple(CELLS))
+        validate.choice(self.loss, "loss", LOSSES)
         validate.positive_int(self.hidden_size, "hidden_size")
         validate.number(self.lr, "lr", minimum=0, exclusive_minimum=True)
         validate.positive_int(self.batch_size, "batch_size")
@@ -153,7 +177,7 @@ class TrainedModel:
             if not (path / name).is_file():
                 raise FileNotFoundError(f"no {name} in {str(path)!r}: not a saved model folder")
         record = json.loads((path / _CONFIG_FILE).read_text(encoding="utf-8"))
-        config = TrainConfig(**record["config"])
+        config = TrainConfig(**{"loss": _LEGACY_LOSS, **record["config"]})
         network = RecurrentNetwork(
             record["n_in"], record["n_out"], config.hidden_size, config.model
         )
@@ -186,17 +210,43 @@ def _sizes(env: gym.Env[Any, Any]) -> tuple[int, int, bool]:
     raise ValueError(f"the trainer needs a Discrete or flat Box action space, got {act}")
 
 
+def loss_weights(data: Any, loss: str) -> torch.Tensor:
+    """Per-step loss weights ``(B, T)`` of a batch (torch, batch first) for ``loss``.
+
+    See :class:`TrainConfig` (``loss``) for what each choice covers.
+    """
+    mask = data.mask.bool()
+    if loss == "mask":
+        return mask.float()
+    if loss == "cost":
+        return torch.as_tensor(data.cost_mask("decision"), dtype=torch.float32)
+    valid = data.valid.bool()
+    steps = torch.arange(mask.shape[1])
+    first_target = torch.where(mask.any(1), mask.float().argmax(1), mask.shape[1])
+    if "decision" in data.periods:
+        decision = torch.as_tensor(np.asarray(data.periods["decision"][0]))
+        first_target = torch.minimum(first_target, decision)
+    before = steps[None, :] < first_target[:, None]
+    return (valid & (before | mask)).float()
+
+
 def _loss(
-    out: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor, continuous: bool
+    out: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor, continuous: bool
 ) -> tuple[torch.Tensor, float]:
-    """Masked cross-entropy (Discrete) or mean squared error (Box); and the step accuracy."""
+    """Weighted cross-entropy (Discrete) or squared error (Box); and the step accuracy.
+
+    The accuracy is the fraction of the weighted steps whose arg-max output is the target.
+    """
+    total = weights.sum().clamp_min(1e-12)
     if continuous:
         err = ((out - targets.float()) ** 2).mean(-1)
-        return err[mask].mean(), math.nan
-    logits = out[mask]
-    labels = targets[mask].long()
-    loss = nn.functional.cross_entropy(logits, labels)
-    accuracy = float((logits.argmax(-1) == labels).float().mean())
+        return (err * weights).sum() / total, math.nan
+    labels = targets.long()
+    per_step = nn.functional.cross_entropy(out.transpose(1, 2), labels, reduction="none")
+    loss = (per_step * weights).sum() / total
+    checked = weights > 0
+    hits = (out.argmax(-1) == labels)[checked]
+    accuracy = float(hits.float().mean()) if hits.numel() else math.nan
     return loss, accuracy
 
 
@@ -208,7 +258,7 @@ def train(
     progress: bool = True,
     **overrides: Any,
 ) -> TrainedModel:
-    """Trains a recurrent network on ``task`` with the supervised loss mask.
+    """Trains a recurrent network on ``task`` (loss over ``config.loss``'s steps: every step).
 
     Each step draws one batch with :func:`neurogym.batch` from an env seeded with
     ``config.seed``, so a run with the same config (and a step budget) is repeatable on CPU.
@@ -260,7 +310,8 @@ def _fit(
             break
         data = neurogym.batch(env, config.batch_size, as_torch=True)
         out, _ = network(data.inputs.float())
-        loss, accuracy = _loss(out, data.targets, data.mask.bool(), model.continuous)
+        weights = loss_weights(data, config.loss)
+        loss, accuracy = _loss(out, data.targets, weights, model.continuous)
         optimizer.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
         if config.grad_clip is not None:
@@ -276,7 +327,10 @@ def _fit(
         ):
             history[key].append(value)
         if bar is not None:
-            bar.update(1 if config.max_steps is not None else 0)
+            if config.max_steps is not None:
+                bar.update(1)
+            else:  # a seconds budget: the bar counts seconds
+                bar.update(min(time.perf_counter() - start, bar.total) - bar.n)
             bar.set_postfix(loss=f"{loss_value:.3f}", acc=f"{accuracy:.2f}", refresh=False)
     if bar is not None:
         bar.close()
@@ -287,5 +341,9 @@ def _progress_bar(config: TrainConfig, task: str, show: bool) -> Any:
         return None
     from tqdm.auto import tqdm  # type: ignore[import-untyped]  # the torch extra
 
-    label = task.removeprefix("neurogym/")
-    return tqdm(total=config.max_steps, desc=label, unit="step", leave=False)
+    label = task.removeprefix("neurogym/").removesuffix("-v0")
+    if config.max_steps is not None:
+        return tqdm(total=config.max_steps, desc=label, unit="step", leave=False)
+    assert config.seconds is not None
+    form = "{l_bar}{bar}| {n:.0f}/{total:.0f} s{postfix}"
+    return tqdm(total=float(config.seconds), desc=label, bar_format=form, leave=False)

@@ -26,7 +26,7 @@ import torch
 
 import neurogym
 from neurogym.data import UnsupportedWrapperError, batch_source
-from neurogym.train._evaluate import evaluate, run_closed_loop
+from neurogym.train._evaluate import evaluate, run_closed_loop, strict_criterion
 from neurogym.train._trainer import TrainConfig, train
 
 __all__ = ["LEARNED_FRACTION", "TASK_KWARGS", "main", "oracle_performance"]
@@ -45,10 +45,10 @@ TASK_KWARGS: dict[str, dict[str, Any]] = {
 def oracle_performance(
     task_id: str, trials: int = 200, seed: int = 1, env_kwargs: dict[str, Any] | None = None
 ) -> float:
-    """Closed-loop performance of an agent that plays the ground truth at every step.
+    """Closed-loop strict accuracy of an agent that plays the ground truth at every step.
 
-    Measured with the same closed loop (envs, seeds, scoring) as the network and the chance
-    baselines in :func:`~neurogym.train.evaluate`.
+    Measured with the same closed loop, seeds and strict criterion as the network and the
+    chance baselines in :func:`~neurogym.train.evaluate`.
     """
     envs: list[Any] = []
 
@@ -59,11 +59,25 @@ def oracle_performance(
 
     def play_ground_truth(obs: np.ndarray, state: Any, rng: Any) -> tuple[np.ndarray, Any]:
         del obs, rng
-        actions = [env.unwrapped.gt_now for env in envs]
+        actions = [_active_task(env).gt_now for env in envs]
         return np.array(actions, dtype=envs[0].action_space.dtype), state
 
-    perf, _ = run_closed_loop(make, play_ground_truth, trials, seed=seed)
-    return float(perf.mean())
+    _, fixation = strict_criterion(neurogym.make(task_id, **(env_kwargs or {})))
+    run = run_closed_loop(make, play_ground_truth, trials, seed=seed, fixation_action=fixation)
+    return float(run.strict.mean())
+
+
+def _active_task(env: Any) -> Any:
+    """The task whose trial is current: through wrappers, and a task set's active env."""
+    obj = env
+    while True:
+        if hasattr(type(obj), "active_env"):  # MultiEnvs, ScheduleEnvs, TaskSet
+            obj = obj.active_env
+            continue
+        inner = getattr(obj, "env", None)
+        if inner is None:
+            return obj
+        obj = inner
 
 
 def _row(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
@@ -93,12 +107,14 @@ def _row(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
         return {**row, "status": f"failed: {exc}"[:160]}
     chance = result.chance_level
     row |= {
-        "accuracy": result.performance,
+        "accuracy": result.accuracy,
+        "performance": result.performance,
+        "fixation_breaks": result.fixation_breaks,
         "chance": chance,
         "oracle": oracle,
         "steps": len(model.history["step"]),
     }
-    return {**row, "status": _status(result.performance, chance, oracle)}
+    return {**row, "status": _status(result.accuracy, chance, oracle)}
 
 
 def _row_one_thread(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
@@ -125,7 +141,9 @@ def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
         "# Learnability",
         "",
         "Every task of every installed plugin, trained with one recipe and budget and evaluated",
-        "closed loop: the network steps the env and is scored by the env's own",
+        "closed loop: the network steps the env. *accuracy* is strict (`neurogym.train.evaluate`:",
+        "fixation held on every step before the response, then the correct response; tasks",
+        "scored by their own criterion use the env's performance); *env perf.* is the env's own",
         '`info["performance"]`. *chance* is the better of a random and a fixation-only policy',
         "measured the same way; *oracle* is a scripted agent that plays the ground truth. A",
         f"task is *learned* when the network closes {LEARNED_FRACTION:.0%} of the gap from",
@@ -141,14 +159,16 @@ def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
         f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, Python "
         f"{platform.python_version()}, torch {torch.__version__}, numpy {np.__version__}.",
         "",
-        "| task | plugin | accuracy | chance | oracle | steps | budget | date | status |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| task | plugin | accuracy | env perf. | chance | oracle | steps | budget | date "
+        "| status |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         args = ", ".join(f"{k}={v!r}" for k, v in row.get("env_kwargs", {}).items())
         task = f"{row['task']} ({args})" if args else row["task"]
         lines.append(
-            f"| {task} | {row['plugin']} | {num(row, 'accuracy')} | {num(row, 'chance')} "
+            f"| {task} | {row['plugin']} | {num(row, 'accuracy')} | {num(row, 'performance')} "
+            f"| {num(row, 'chance')} "
             f"| {num(row, 'oracle')} | {row.get('steps', '')} | {row['seconds']:.0f} s "
             f"| {row['date']} | {row['status']} |"
         )

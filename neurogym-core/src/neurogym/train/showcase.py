@@ -58,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--threads", type=int, default=1, help="torch CPU threads (1: fastest for small nets)"
     )
+    parser.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="no progress bars"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     tasks = dict(SHOWCASE)
@@ -70,17 +73,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in chosen:
         config = TrainConfig(seconds=tasks[name] * args.scale, seed=0)
         result = train_and_report(
-            name, args.out / name, config, eval_trials=args.eval_trials, progress=False
+            name, args.out / name, config, eval_trials=args.eval_trials, progress=args.progress
         )
         history = result.model.history
         rows.append((name, result.evaluation, len(history["step"]), history["seconds"][-1]))
         summary[name] = {
-            "accuracy": result.evaluation.performance,
+            "accuracy": result.evaluation.accuracy,
+            "fixation_breaks": result.evaluation.fixation_breaks,
+            "performance": result.evaluation.performance,
             "chance": result.evaluation.chance,
             "steps": len(history["step"]),
             "train_seconds": history["seconds"][-1],
         }
-        print(f"  {name}: {result.evaluation.performance:.3f}", file=sys.stderr, flush=True)
+        print(f"  {name}: {result.evaluation.accuracy:.3f}", file=sys.stderr, flush=True)
     table = format_table(rows)
     print(table)
     args.out.mkdir(parents=True, exist_ok=True)

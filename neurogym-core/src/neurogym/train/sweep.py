@@ -33,8 +33,9 @@ def run_one(task: str, seed: int, config: TrainConfig, eval_trials: int = 200) -
     """One run of a sweep: train ``task`` with ``config`` and ``seed``, evaluate it.
 
     Returns:
-        ``task``, ``seed``, ``steps``, ``final_loss``, ``accuracy`` (closed loop) and
-        ``chance`` (the best of the random and fixation baselines).
+        ``task``, ``seed``, ``steps``, ``final_loss``, ``accuracy`` (closed-loop strict
+        accuracy), ``performance`` (the env's own) and ``chance`` (the best of the random and
+        fixation baselines, strict).
     """
     import torch
 
@@ -46,7 +47,8 @@ def run_one(task: str, seed: int, config: TrainConfig, eval_trials: int = 200) -
         "seed": seed,
         "steps": len(model.history["step"]),
         "final_loss": float(model.history["loss"][-1]),
-        "accuracy": result.performance,
+        "accuracy": result.accuracy,
+        "performance": result.performance,
         "chance": result.chance_level,
     }
 

@@ -38,8 +38,8 @@ class GoNogo(ngym.TrialEnv):
     by default). A go in the decision period ends the trial: ``correct`` (+1, performance 1) on
     a go trial, ``fail`` (-0.5) on a no-go trial. A go trial that times out without a
     response pays ``miss`` (-0.5); a no-go trial withheld to its end has performance 1 and
-    reward 0. A go in the stimulus or delay costs nothing. It needs ``_step``: the miss
-    penalty and the performance of a withheld no-go trial depend on the trial.
+    reward 0. A go in the stimulus or delay costs nothing. This is the declarative
+    :class:`neurogym.GoNoGoDecision` rule, so vector envs step the task natively.
 
     ## Arguments
     dt: Step size in ms (100).
@@ -62,6 +62,7 @@ class GoNogo(ngym.TrialEnv):
     """
 
     prefetch = 128  # no cross-trial state; large pools amortise the builder
+    rule = ngym.GoNoGoDecision()  # withholding on a no-go trial is correct; a go miss pays "miss"
 
     def __init__(
         self,
@@ -98,26 +99,3 @@ class GoNogo(ngym.TrialEnv):
         b.set_ob(0, "decision")
         b.set_groundtruth(go, "decision")
         return {}
-
-    def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        trial = self.trial
-        assert trial is not None
-        go = int(trial["ground_truth"])
-        if self.t_ind == 0:  # a no-go trial withheld to the end is correct
-            self.performance = 1 - go
-        self.r_tmax = self.rewards["miss"] * go  # paid if the trial times out
-        reward, new_trial = 0.0, False
-        if action == 0:  # withholding is scored at the trial's end (performance, r_tmax)
-            return self.ob_now, reward, False, False, {"new_trial": new_trial}
-        if self.in_period("fixation"):
-            new_trial = self.abort
-            reward = self.rewards["abort"]
-        elif self.in_period("decision"):
-            new_trial = True
-            if go:
-                reward = self.rewards["correct"]
-                self.performance = 1
-            else:
-                reward = self.rewards["fail"]
-                self.performance = 0
-        return self.ob_now, reward, False, False, {"new_trial": new_trial}

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+import neurogym as ngym
 from neurogym import BatchBuilder, validate
 from neurogym_multitask.tasks._ring import RingTask, gaussian_bump, not_forceable
 
@@ -65,8 +66,10 @@ class MatchTask(RingTask):
     ## Reward
     ``abort`` (-0.1) for a non-zero action in the fixation period (the trial goes on). In the
     decision period a response ends the trial: ``correct`` (+1, performance 1) for the test
-    direction on a go trial, else ``fail`` (0). Withholding to the end earns 0 with performance
-    0, as upstream (the ground truth is 0, fixate, on no-go trials).
+    direction on a go trial, else ``fail`` (0). A no-go trial withheld to its end is correct
+    (performance 1, reward 0: :class:`neurogym.GoNoGoDecision`); upstream scored it 0, so a
+    perfect agent scored about 0.5 (a declared difference: Yang et al. count a correctly kept
+    fixation as correct). A go trial that times out earns 0.
 
     ## Arguments
     dt: Step size in ms (100).
@@ -92,6 +95,7 @@ class MatchTask(RingTask):
 
     matchto = "sample"
     matchgo = True
+    rule = ngym.GoNoGoDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
         self,

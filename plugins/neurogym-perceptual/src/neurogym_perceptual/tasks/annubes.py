@@ -156,8 +156,11 @@ class AnnubesEnv(ngym.TrialEnv):
 
     ## Reward
     In fixation and iti any action other than 0 pays ``abort`` (-0.1) and does not end the
-    trial. In the stimulus period **every step** pays ``correct`` (+1, performance 1) when
-    the action equals the gt and ``fail`` (0) otherwise. The trial ends at its last step.
+    trial. In the stimulus period **every step** pays ``correct`` (+1) when the action equals
+    the gt and ``fail`` (0) otherwise. The trial ends at its last step. ``performance`` is 1
+    when the action equals the gt on every stimulus step (respond throughout a stimulus,
+    withhold throughout a catch trial), else 0; upstream counted a trial correct after one
+    correct step, so a random policy scored 1.0.
 
     ## Arguments
     session: Stimulus (a modality name or a tuple of names) to relative probability among
@@ -472,11 +475,13 @@ class AnnubesEnv(ngym.TrialEnv):
             if action != 0:
                 reward = self.rewards["abort"]
         elif self.in_period("stimulus"):
+            if self.t_ind == self.start_ind["stimulus"]:  # correct until a step is not
+                self.performance = 1
             if action == self.gt_now:
                 reward = self.rewards["correct"]
-                self.performance = 1
             else:
                 reward = self.rewards["fail"]
+                self.performance = 0
             new_trial = self.t_ind + 1 >= round(self.tmax / self.dt)  # the trial's last step
         return self.ob_now, reward, False, False, {"new_trial": new_trial}
 

@@ -101,7 +101,12 @@ class SpatialSuppressMotion(ngym.TrialEnv):
 
     ## Reward
     Always 0 (``rewards`` = abort -0.1, correct +1, fail 0 is kept but never paid, as
-    upstream); trials end by timeout after the stimulus.
+    upstream); trials end by timeout after the stimulus. ``performance`` (upstream reported
+    none) scores the report at the stimulus' last frame against the observers': one minus
+    the total-variation distance between the action, normalised to a probability vector
+    (uniform if it sums to 0), and the ground truth of that frame, in [0, 1]. An agent that
+    reproduces the human report probabilities scores 1; one that always reports the true
+    direction scores the observers' accuracy at that duration.
 
     ## Arguments
     dt: Frame duration in ms (8.3).
@@ -225,9 +230,24 @@ class SpatialSuppressMotion(ngym.TrialEnv):
         return gt
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """Reward 0 at every step; the trial ends by timeout (the action is not scored)."""
-        del action
-        return self.ob_now, 0.0, False, False, {"new_trial": False, "gt": self.gt_now.copy()}
+        """Reward 0 at every step; the last frame's report is scored (see Reward)."""
+        gt = self.gt_now
+        if self.t_ind == len(self.gt) - 1:  # the trial's last frame: the report
+            self.performance = report_agreement(action, gt)
+        return self.ob_now, 0.0, False, False, {"new_trial": False, "gt": gt.copy()}
+
+
+def report_agreement(action: Any, probabilities: np.ndarray) -> float:
+    """One minus the total-variation distance between a report and the observers' one.
+
+    ``action`` is normalised to sum to 1 (a zero action reports the uniform distribution); a
+    report equal to the observers' to float32 precision (1e-6) scores exactly 1.
+    """
+    report = np.clip(np.asarray(action, dtype=float), 0.0, None)
+    total = report.sum()
+    report = report / total if total > 0 else np.full(report.shape, 1.0 / report.size)
+    agreement = 1.0 - 0.5 * float(np.abs(report - np.asarray(probabilities, dtype=float)).sum())
+    return 1.0 if agreement > 1.0 - 1e-6 else agreement  # equal to float32 precision: 1
 
 
 def _check_forced(name: str, value: np.ndarray, low: float, high: float, *, integer: bool) -> None:

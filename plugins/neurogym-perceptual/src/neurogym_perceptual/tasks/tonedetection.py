@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym import BatchBuilder, LastStepReport, spaces, validate
 
 __all__ = ["ToneDetection"]
 
@@ -42,7 +42,10 @@ class ToneDetection(ngym.TrialEnv):
 
     ## Reward
     Always 0 (``rewards`` = abort -0.1, correct +1, noresp -0.1 is kept for reference but never
-    paid, as upstream). Trials never end early: each ends by timeout after the stimulus.
+    paid, as upstream). Trials never end early: each ends by timeout after the stimulus. The
+    action at the trial's last step is the report (:class:`neurogym.LastStepReport`):
+    ``performance`` is 1 when it names the condition (the tone's position, or 0 for none),
+    the criterion of the detection experiment; upstream reported no performance at all.
 
     ## Arguments
     dt: Step size in ms (50); must not exceed the tone duration ``timing["toneDur"]``.
@@ -78,7 +81,9 @@ class ToneDetection(ngym.TrialEnv):
     """
 
     prefetch = 32  # trial generation keeps no cross-trial state
-    rule = StandardDecision(fixation_periods=(), decision_periods=())
+    # the action at the trial's last step is the report: performance 1 when it names the
+    # condition (upstream never scored the task)
+    rule = LastStepReport(fixation_periods=(), decision_periods=())
 
     def __init__(
         self, dt: float = 50, sigma: float = 0.2, timing: Mapping[str, Any] | None = None

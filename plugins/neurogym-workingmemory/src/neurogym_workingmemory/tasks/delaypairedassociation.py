@@ -41,8 +41,8 @@ class DelayPairedAssociation(ngym.TrialEnv):
     ``abort`` (-0.1) for going in the fixation period (the trial goes on). In the decision
     period going ends the trial: ``correct`` (+1) on an associated pair, ``fail`` (-1)
     otherwise. A go trial that ends without a response pays ``miss`` (0); a no-go trial ended
-    by withholding has performance 1. It needs ``_step`` for that (the standard rule scores
-    withholding as nothing).
+    by withholding has performance 1: the declarative :class:`neurogym.GoNoGoDecision` rule,
+    so vector envs step the task natively.
 
     ## Arguments
     dt: Step size in ms (100).
@@ -67,6 +67,7 @@ class DelayPairedAssociation(ngym.TrialEnv):
     """
 
     prefetch = 32  # trial generation keeps no cross-trial state
+    rule = ngym.GoNoGoDecision()  # withholding on a no-go trial is correct; a go miss pays "miss"
 
     def __init__(
         self,
@@ -120,25 +121,3 @@ class DelayPairedAssociation(ngym.TrialEnv):
         b.add_randn(0, self.sigma, ["stim1", "stim2"], where="stimulus")
         b.set_groundtruth(go, "decision")
         return {}
-
-    def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        trial = self.trial
-        assert trial is not None
-        go = int(trial["ground_truth"])
-        if self.t_ind == 0:  # a no-go trial withheld to the end is correct
-            self.performance = 1 - go
-        self.r_tmax = self.rewards["miss"] * go  # paid if the trial times out
-        reward, new_trial = 0.0, False
-        if self.in_period("fixation"):
-            if action != 0:
-                new_trial = self.abort
-                reward = self.rewards["abort"]
-        elif self.in_period("decision") and action != 0:
-            new_trial = True
-            if action == self.gt_now:
-                reward = self.rewards["correct"]
-                self.performance = 1
-            else:
-                reward = self.rewards["fail"]
-                self.performance = 0
-        return self.ob_now, reward, False, False, {"new_trial": new_trial}
