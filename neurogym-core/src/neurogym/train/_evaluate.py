@@ -86,8 +86,11 @@ class ClosedLoop:
     def strict(self) -> np.ndarray:
         """Per-trial strict scores: held fixation and performance 1, or the performance."""
         if self.fixation_action is None:
-            return self.performance.astype(float)
-        return ((self.performance >= 1.0 - 1e-9) & ~self.broke_fixation).astype(float)
+            scores: np.ndarray = self.performance.astype(float)
+            return scores
+        held_and_correct = (self.performance >= 1.0 - 1e-9) & ~self.broke_fixation
+        strict: np.ndarray = held_and_correct.astype(float)
+        return strict
 
 
 @dataclasses.dataclass(frozen=True)
@@ -342,14 +345,19 @@ def evaluate(
         return neurogym.make(task, **kwargs)
 
     criterion, fixation = strict_criterion(make())
-    loop = {"seed": seed, "fixation_action": fixation}
     run = run_closed_loop(
-        make, act, trials, carry_state=carry_state, reset_state=reset_state, **loop
+        make,
+        act,
+        trials,
+        seed=seed,
+        carry_state=carry_state,
+        reset_state=reset_state,
+        fixation_action=fixation,
     )
     baselines = {}
     if chance:
         baselines = {
-            name: run_closed_loop(make, policy, trials, **loop)
+            name: run_closed_loop(make, policy, trials, seed=seed, fixation_action=fixation)
             for name, policy in baseline_policies(make()).items()
         }
     return Evaluation.of(run, criterion, baselines)

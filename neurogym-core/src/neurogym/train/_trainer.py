@@ -215,12 +215,12 @@ def loss_weights(data: Any, loss: str) -> torch.Tensor:
 
     See :class:`TrainConfig` (``loss``) for what each choice covers.
     """
-    mask = data.mask.bool()
+    mask: torch.Tensor = data.mask.bool()
     if loss == "mask":
         return mask.float()
     if loss == "cost":
         return torch.as_tensor(data.cost_mask("decision"), dtype=torch.float32)
-    valid = data.valid.bool()
+    valid: torch.Tensor = data.valid.bool()
     steps = torch.arange(mask.shape[1])
     first_target = torch.where(mask.any(1), mask.float().argmax(1), mask.shape[1])
     if "decision" in data.periods:
