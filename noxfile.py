@@ -155,7 +155,7 @@ def install_trainer(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def train(session: nox.Session) -> None:
-    """The main job: train a GRU on one showcase task of each installed family (~3 minutes).
+    """The main job: train a GRU on one showcase task of each installed family (~3.5 minutes).
 
     Prints a table (task, closed-loop accuracy, chance) and writes models, metrics and figures
     under runs/showcase/ (``-- --out DIR`` elsewhere, ``-- --scale 0.1`` for a quick run).
@@ -166,9 +166,9 @@ def train(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mainjob(session: nox.Session) -> None:
-    """The main job with its full budget, asserting PerceptualDecisionMaking >= 0.85.
+    """The main job with its full budget, asserting PerceptualDecisionMaking strict >= 0.85.
 
-    Slow (about 3 minutes), so not part of the test command.
+    Slow (about 3.5 minutes), so not part of the test command.
     """
     install_trainer(session)
     session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
@@ -189,6 +189,17 @@ def learn(session: nox.Session) -> None:
         "python", "-m", "neurogym.train.learnability", "--out", "docs/learnability.md",
         *session.posargs,
     )  # fmt: skip
+
+
+@nox.session(default=False)
+def yang19(session: nox.Session) -> None:
+    """Yang et al. 2019 on CPU: one GRU on all 20 tasks for 60 minutes, strict per-task scores.
+
+    Writes docs/yang19.md, docs/yang19.json and docs/figures/yang19_learning.png (``-- --minutes
+    M`` sets the budget, ``-- --threads N`` the torch threads). Slow: not in the test command.
+    """
+    install_trainer(session)
+    session.run("python", "-m", "neurogym.train.yang19", *session.posargs)
 
 
 @nox.session(default=False)

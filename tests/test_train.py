@@ -341,3 +341,18 @@ def test_the_ground_truth_agent_scores_the_ceiling_of_every_task(task_id):
 
     name = neurogym.spec(task_id).name
     assert oracle_performance(task_id, trials=64, env_kwargs=TASK_KWARGS.get(name)) == 1.0
+
+
+def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
+    from neurogym.train import yang19
+
+    args = ["--minutes", "0.02", "--every", "0.01", "--eval-trials", "8", "--hidden", "16"]
+    status = yang19.main([*args, "--threads", "1", "--docs", str(tmp_path)])
+    assert status == 1  # a second of training reaches 0.90 on no task
+    text = (tmp_path / "yang19.md").read_text()
+    assert all(f"| {name} |" in text for name in yang19.task_names())
+    assert "0 of 20 tasks reach 0.90" in text
+    points = json.loads((tmp_path / "yang19.json").read_text())["points"]
+    assert len(points) >= 2
+    assert set(points[-1]) >= {"step", "trials", "minutes", "dm1", "dnmc"}
+    assert (tmp_path / "figures" / "yang19_learning.png").stat().st_size > 10_000

@@ -6,7 +6,7 @@ import dataclasses
 import json
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -256,6 +256,7 @@ def train(
     *,
     env_kwargs: Mapping[str, Any] | None = None,
     progress: bool = True,
+    callback: Callable[[TrainedModel, int], None] | None = None,
     **overrides: Any,
 ) -> TrainedModel:
     """Trains a recurrent network on ``task`` (loss over ``config.loss``'s steps: every step).
@@ -269,6 +270,9 @@ def train(
             (``train("PerceptualDecisionMaking", steps=500, hidden_size=32)``).
         env_kwargs: Keyword arguments of the task.
         progress: Show a progress bar with the loss and accuracy (tqdm, on stderr).
+        callback: ``callback(model, step)`` after every training step (e.g. to evaluate
+            every few minutes); the time it takes is not counted in a ``seconds`` budget nor
+            in ``history["seconds"]``.
         **overrides: :class:`TrainConfig` fields that replace those of ``config``.
 
     Returns:
@@ -289,13 +293,17 @@ def train(
     env.reset(seed=config.seed)
     model = TrainedModel(network, task_id, kwargs, config, continuous)
     model.history = {"step": [], "loss": [], "accuracy": [], "seconds": []}
-    _fit(model, env, optimizer, progress)
+    _fit(model, env, optimizer, progress, callback)
     network.eval()
     return model
 
 
 def _fit(
-    model: TrainedModel, env: gym.Env[Any, Any], optimizer: torch.optim.Optimizer, progress: bool
+    model: TrainedModel,
+    env: gym.Env[Any, Any],
+    optimizer: torch.optim.Optimizer,
+    progress: bool,
+    callback: Callable[[TrainedModel, int], None] | None = None,
 ) -> None:
     config, network, history = model.config, model.network, model.history
     bar = _progress_bar(config, model.task, progress)
@@ -326,6 +334,11 @@ def _fit(
             ("seconds", time.perf_counter() - start),
         ):
             history[key].append(value)
+        if callback is not None:
+            paused = time.perf_counter()
+            callback(model, step)
+            network.train()
+            start += time.perf_counter() - paused  # the callback's time is not training time
         if bar is not None:
             if config.max_steps is not None:
                 bar.update(1)

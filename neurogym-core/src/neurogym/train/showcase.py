@@ -2,7 +2,8 @@
 
 ``python -m neurogym.train.showcase`` (what ``python3 run.py train`` runs) trains a GRU on
 each task below whose family is installed, for its share of about three minutes on two CPU
-cores, evaluates it closed loop against chance, prints a table and writes every run (model,
+cores, evaluates it closed loop (strict accuracy: fixation held, then the correct response)
+against chance, prints a table and writes every run (model,
 ``metrics.json``, figures) under one folder, named at the end.
 """
 

@@ -1,0 +1,215 @@
+"""Yang et al. (2019) on a laptop: one network trained on all 20 tasks, scored per task.
+
+``python -m neurogym.train.yang19`` (the ``yang19`` nox session) trains one recurrent network
+on ``neurogym/yang19.all-v0`` (every trial one of the 20 tasks, drawn uniformly, with the
+one-hot rule input), evaluates it closed loop on each task every few minutes with the strict
+criterion of :func:`neurogym.train.evaluate` (fixation held until the response, then the
+correct response), and writes ``docs/yang19.md`` (the per-task table: final strict accuracy,
+fixation breaks, minutes and trials to 0.90), ``docs/yang19.json`` (the learning curves) and
+``docs/figures/yang19_learning.png`` (accuracy against trials and against minutes, per task).
+
+Paper: Yang, Joglekar, Song, Newsome & Wang (2019), "Task representations in neural networks
+trained to perform many cognitive tasks", Nat. Neurosci. 22:297-306 (networks trained for up
+to 1e7 trials on GPUs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+import neurogym
+from neurogym.train._evaluate import evaluate
+from neurogym.train._trainer import TrainConfig, TrainedModel, train
+
+__all__ = ["TARGET", "TASK_SET", "evaluate_per_task", "main"]
+
+TASK_SET = "neurogym/yang19.all-v0"
+TARGET = 0.90  # strict accuracy on every task
+
+
+def task_names() -> tuple[str, ...]:
+    """The 20 task names of the set, in rule-input order."""
+    names: tuple[str, ...] = neurogym.make(TASK_SET).names
+    return names
+
+
+def evaluate_per_task(model: TrainedModel, trials: int, seed: int = 1) -> dict[str, Any]:
+    """Strict accuracy and fixation breaks of ``model`` on each task of the set.
+
+    Each task is evaluated in the task set with all probability on it, so the network sees
+    the same 53-dim input (rule dims included) as in training.
+    """
+    names = task_names()
+    out = {}
+    for i, name in enumerate(names):
+        onehot = [float(j == i) for j in range(len(names))]
+        result = evaluate(model, trials, seed=seed, chance=False, env_kwargs={"p": onehot})
+        out[name] = {"accuracy": result.accuracy, "fixation_breaks": result.fixation_breaks}
+    return out
+
+
+class _Curves:
+    """Evaluates every ``every`` training seconds; stops nothing (the budget does)."""
+
+    def __init__(self, every: float, trials: int, batch_size: int) -> None:
+        self.every, self.trials, self.batch_size = every, trials, batch_size
+        self.points: list[dict[str, Any]] = []
+        self.next = 0.0
+
+    def __call__(self, model: TrainedModel, step: int) -> None:
+        seconds = model.history["seconds"][-1] if model.history["seconds"] else 0.0
+        if seconds < self.next:
+            return
+        self.add(model, step, seconds)
+        self.next = seconds + self.every
+
+    def add(self, model: TrainedModel, step: int, seconds: float) -> None:
+        model.network.eval()
+        scores = evaluate_per_task(model, self.trials)
+        self.points.append(
+            {"step": step, "trials": step * self.batch_size, "minutes": seconds / 60, **scores}
+        )
+        worst = min(scores.values(), key=lambda s: s["accuracy"])["accuracy"]
+        print(
+            f"{seconds / 60:5.1f} min, {step * self.batch_size:>9,} trials: lowest task "
+            f"{worst:.3f}, mean {np.mean([s['accuracy'] for s in scores.values()]):.3f}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _first_reaching(points: list[dict[str, Any]], name: str, key: str) -> float | None:
+    for point in points:
+        if point[name]["accuracy"] >= TARGET:
+            return float(point[key])
+    return None
+
+
+def _figure(points: list[dict[str, Any]], names: Sequence[str], path: Path) -> None:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11.0, 4.6), layout="constrained")
+    by_trials, by_minutes = fig.subplots(1, 2, sharey=True)
+    colors = [f"C{i % 10}" for i in range(len(names))]
+    styles = ["-" if i < 10 else "--" for i in range(len(names))]
+    for name, color, style in zip(names, colors, styles, strict=True):
+        acc = [p[name]["accuracy"] for p in points]
+        by_trials.plot([p["trials"] for p in points], acc, style, color=color, label=name)
+        by_minutes.plot([p["minutes"] for p in points], acc, style, color=color)
+    for ax, label in ((by_trials, "training trials"), (by_minutes, "training minutes")):
+        ax.axhline(TARGET, color="0.5", linestyle=":", linewidth=1)
+        ax.set(xlabel=label, ylim=(-0.02, 1.02))
+    by_trials.set_ylabel("strict accuracy (fixate, then correct)")
+    by_trials.set_title("accuracy per task against trials")
+    by_minutes.set_title("against wall-clock minutes")
+    fig.legend(loc="outside right center", fontsize=8, frameon=False)
+    fig.suptitle("One GRU trained on the 20 tasks of Yang et al. (2019), closed-loop evaluation")
+    fig.savefig(path, dpi=110)
+
+
+def _markdown(points: list[dict[str, Any]], names: Sequence[str], meta: dict[str, Any]) -> str:
+    final = points[-1]
+    lines = [
+        "# Yang et al. (2019) reproduced on a CPU",
+        "",
+        "One recurrent network trained on `neurogym/yang19.all-v0` (each trial one of the 20",
+        "tasks, drawn uniformly, with the one-hot rule input), evaluated closed loop on each task",
+        "with the strict criterion of `neurogym.train.evaluate`: fixation held on every step",
+        "before the response, then the correct response (a withheld no-go trial is correct).",
+        f"Target: strict accuracy >= {TARGET:.2f} on every task.",
+        "",
+        f"- Command: `{meta['command']}` (`python3 run.py nox -s yang19`).",
+        f"- Recipe: {meta['recipe']}.",
+        f"- Budget: {meta['minutes']:.0f} minutes of training ({final['trials']:,} trials, "
+        f"{final['step']:,} steps); evaluation every {meta['every']:.0f} min, "
+        f"{meta['eval_trials']} trials per task (seed 1), not counted in the budget.",
+        f"- Machine: {meta['machine']}.",
+        "",
+        "| task | strict accuracy | fixation breaks | minutes to 0.90 | trials to 0.90 |",
+        "|---|---|---|---|---|",
+    ]
+    for name in names:
+        minutes = _first_reaching(points, name, "minutes")
+        trials = _first_reaching(points, name, "trials")
+        lines.append(
+            f"| {name} | {final[name]['accuracy']:.3f} | {final[name]['fixation_breaks']:.3f} "
+            f"| {'-' if minutes is None else f'{minutes:.1f}'} "
+            f"| {'-' if trials is None else f'{trials:,.0f}'} |"
+        )
+    reached = [n for n in names if final[n]["accuracy"] >= TARGET]
+    lines += [
+        "",
+        f"{len(reached)} of {len(names)} tasks reach {TARGET:.2f} at the end of the budget.",
+        "",
+        "![learning curves per task](figures/yang19_learning.png)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train, evaluate as it goes, write the page; returns 1 if a task missed the target."""
+    parser = argparse.ArgumentParser(prog="python -m neurogym.train.yang19", description=__doc__)
+    parser.add_argument("--minutes", type=float, default=60.0, help="training budget (60)")
+    parser.add_argument("--every", type=float, default=5.0, help="minutes between evaluations")
+    parser.add_argument("--eval-trials", type=int, default=200, help="trials per task (200)")
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (2)")
+    parser.add_argument("--docs", type=Path, default=Path("docs"), help="where to write (docs)")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    config = TrainConfig(
+        hidden_size=args.hidden,
+        lr=args.lr,
+        batch_size=args.batch_size,
+        seconds=args.minutes * 60,
+        seed=args.seed,
+    )
+    curves = _Curves(args.every * 60, args.eval_trials, args.batch_size)
+    model = train(TASK_SET, config, progress=False, callback=curves)
+    steps = len(model.history["step"])
+    curves.add(model, steps, model.history["seconds"][-1])
+    names = task_names()
+    args.docs.mkdir(parents=True, exist_ok=True)
+    (args.docs / "figures").mkdir(exist_ok=True)
+    meta = {
+        "command": "python -m neurogym.train.yang19 " + " ".join(argv or sys.argv[1:]),
+        "recipe": (
+            f"GRU, {args.hidden} units, Adam lr {args.lr}, batches of {args.batch_size} mixed "
+            f"trials, loss over every step up to the response (`TrainConfig.loss='valid'`), "
+            f"gradient clip 1.0, seed {args.seed}, {args.threads} torch thread(s)"
+        ),
+        "minutes": args.minutes,
+        "every": args.every,
+        "eval_trials": args.eval_trials,
+        "machine": f"{platform.platform()}, {os.cpu_count()} CPU cores, Python "
+        f"{platform.python_version()}, torch {torch.__version__}",
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    (args.docs / "yang19.json").write_text(
+        json.dumps({"meta": meta, "points": curves.points}, indent=1) + "\n", encoding="utf-8"
+    )
+    _figure(curves.points, names, args.docs / "figures" / "yang19_learning.png")
+    text = _markdown(curves.points, names, meta)
+    (args.docs / "yang19.md").write_text(text, encoding="utf-8")
+    print(text)
+    final = curves.points[-1]
+    return 0 if all(final[n]["accuracy"] >= TARGET for n in names) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
