@@ -312,15 +312,17 @@ def test_learnability_rows_merge_per_plugin(tmp_path):
     assert rows["Other"] == stored[0]  # another plugin's row is kept
     text = out.read_text()
     assert "| Null | core |" in text
-    assert "| Other | lab | 0.900 |  | 0.500 | 1.000 | 7 | 9 s | 2026-01-01 | learned |" in text
+    assert "| Other | lab | 0.900 |  | 0.500 | 1.000 |  | 7 | 9 s | 2026-01-01 | learned |" in text
 
 
 @pytest.mark.parametrize(
     ("accuracy", "chance", "oracle", "status"),
     [
-        (0.9, 0.3, 1.0, "learned"),
-        (0.6, 0.3, 1.0, "not learned within the budget"),
-        (1.0, 1.0, 1.0, "no gap: a baseline already scores as well as the scripted agent"),
+        (0.94, 0.3, 1.0, "learned"),
+        (0.9, 0.3, 1.0, "not learned within the budget"),  # 0.857 of the gap
+        (0.80, 0.0, 0.9, "not learned within the budget"),
+        (0.81, 0.0, 0.9, "learned"),  # a ceiling below the oracle: PDM's zero coherence
+        (1.0, 1.0, 1.0, "no gap: a baseline already scores as well as the ceiling"),
         (0.0, 0.0, 0.0, "no score: the task reports no performance (info['performance'] stays 0)"),
     ],
 )
