@@ -13,11 +13,17 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["check_readme_table", "main", "task_table", "update_readme_table"]
+__all__ = [
+    "check_block",
+    "check_readme_table",
+    "main",
+    "replace_block",
+    "task_table",
+    "update_readme_table",
+]
 
 START = "<!-- task-table:start -->"
 END = "<!-- task-table:end -->"
-_BLOCK = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
 
 
 def task_table(plugin: str) -> str:
@@ -34,32 +40,48 @@ def task_table(plugin: str) -> str:
     return "\n".join(rows)
 
 
-def _block(plugin: str) -> str:
-    return f"{START}\n{task_table(plugin)}\n{END}"
+def replace_block(readme: str | Path, start: str, end: str, body: str) -> bool:
+    """Rewrites the text between the ``start`` and ``end`` markers of ``readme`` with ``body``.
 
+    Returns:
+        Whether the file changed.
 
-def update_readme_table(plugin: str, readme: str | Path) -> bool:
-    """Rewrites the table in ``readme``; returns whether the file changed."""
+    Raises:
+        ValueError: If the README has no such block.
+    """
     path = Path(readme)
     text = path.read_text(encoding="utf-8")
-    if not _BLOCK.search(text):
-        raise ValueError(f"{path} has no {START} ... {END} block to fill")
-    new = _BLOCK.sub(lambda _: _block(plugin), text)
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
+    if not pattern.search(text):
+        raise ValueError(f"{path} has no {start} ... {end} block to fill")
+    new = pattern.sub(lambda _: f"{start}\n{body}\n{end}", text)
     path.write_text(new, encoding="utf-8")
     return new != text
 
 
+def check_block(readme: str | Path, start: str, end: str, body: str, what: str, fix: str) -> None:
+    """Raises ``AssertionError`` if the README's ``start`` ... ``end`` block is not ``body``.
+
+    ``what`` names the block in the message and ``fix`` is the command that regenerates it.
+    """
+    path = Path(readme)
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
+    match = pattern.search(path.read_text(encoding="utf-8"))
+    if match is None:
+        raise AssertionError(f"{path} has no {start} ... {end} block")
+    if match.group(0) != f"{start}\n{body}\n{end}":
+        raise AssertionError(f"the {what} in {path} is stale; regenerate it with `{fix}`")
+
+
+def update_readme_table(plugin: str, readme: str | Path) -> bool:
+    """Rewrites the table in ``readme``; returns whether the file changed."""
+    return replace_block(readme, START, END, task_table(plugin))
+
+
 def check_readme_table(plugin: str, readme: str | Path) -> None:
     """Raises ``AssertionError`` if ``readme``'s task table differs from the specs."""
-    path = Path(readme)
-    match = _BLOCK.search(path.read_text(encoding="utf-8"))
-    if match is None:
-        raise AssertionError(f"{path} has no {START} ... {END} block")
-    if match.group(0) != _block(plugin):
-        raise AssertionError(
-            f"the task table in {path} is stale; regenerate it with "
-            f"`python -m neurogym.testing.readme {plugin} {path}`"
-        )
+    fix = f"python -m neurogym.testing.readme {plugin} {readme}"
+    check_block(readme, START, END, task_table(plugin), "task table", fix)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

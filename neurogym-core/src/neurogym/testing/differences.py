@@ -31,6 +31,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from neurogym.testing._readme import check_block, replace_block
+
 __all__ = [
     "FOLLOWS",
     "Difference",
@@ -47,7 +49,6 @@ __all__ = [
 FILENAME = "differences.toml"
 START = "<!-- differences:start -->"
 END = "<!-- differences:end -->"
-_BLOCK = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
 # The references an entry may follow: upstream 2.3.1 itself (an intended extension that keeps
 # its behaviour where it had one), a fix of an upstream bug, the task's paper, or the paper's
 # authors' code.
@@ -181,32 +182,15 @@ def render_section(plugin: str) -> str:
     return "\n".join(lines) if lines else "None declared."
 
 
-def _block(plugin: str) -> str:
-    return f"{START}\n{render_section(plugin)}\n{END}"
-
-
 def update_readme_section(plugin: str, readme: str | Path) -> bool:
     """Rewrites the differences block of ``readme``; returns whether the file changed."""
-    path = Path(readme)
-    text = path.read_text(encoding="utf-8")
-    if not _BLOCK.search(text):
-        raise ValueError(f"{path} has no {START} ... {END} block to fill")
-    new = _BLOCK.sub(lambda _: _block(plugin), text)
-    path.write_text(new, encoding="utf-8")
-    return new != text
+    return replace_block(readme, START, END, render_section(plugin))
 
 
 def check_readme_section(plugin: str, readme: str | Path) -> None:
     """Raises ``AssertionError`` if the README's differences block is not the generated one."""
-    path = Path(readme)
-    match = _BLOCK.search(path.read_text(encoding="utf-8"))
-    if match is None:
-        raise AssertionError(f"{path} has no {START} ... {END} block")
-    if match.group(0) != _block(plugin):
-        raise AssertionError(
-            f"the differences section of {path} is stale; regenerate it with "
-            f"`python -m neurogym.testing.differences {plugin} {path}`"
-        )
+    fix = f"python -m neurogym.testing.differences {plugin} {readme}"
+    check_block(readme, START, END, render_section(plugin), "differences section", fix)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
