@@ -40,7 +40,8 @@ TARGET = 0.90  # strict accuracy on every task
 
 def task_names() -> tuple[str, ...]:
     """The 20 task names of the set, in rule-input order."""
-    names: tuple[str, ...] = neurogym.make(TASK_SET).names
+    task_set: Any = neurogym.make(TASK_SET)  # a neurogym.wrappers.TaskSet
+    names: tuple[str, ...] = task_set.names
     return names
 
 
