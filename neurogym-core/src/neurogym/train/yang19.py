@@ -113,7 +113,7 @@ def _figure(points: list[dict[str, Any]], names: Sequence[str], path: Path) -> N
         ax.set(xlabel=label, ylim=(-0.02, 1.02))
     by_trials.set_ylabel("strict accuracy (fixate, then correct)")
     by_trials.set_title("accuracy per task against trials")
-    by_minutes.set_title("against wall-clock minutes")
+    by_minutes.set_title("against training minutes (evaluation time excluded)")
     fig.legend(loc="outside right center", fontsize=8, frameon=False)
     fig.suptitle("One GRU trained on the 20 tasks of Yang et al. (2019), closed-loop evaluation")
     fig.savefig(path, dpi=110)
