@@ -121,14 +121,14 @@ def test_per_task_table(report: compare.Report, declared: list[differences.Diffe
 # ----------------------------------------------------------------------------- planted faults
 
 
-def _collect_planted(monkeypatch: pytest.MonkeyPatch, label: str, env: Any) -> dict[str, Any]:
+def _planted_findings(
+    reference: dict[str, Any], monkeypatch: pytest.MonkeyPatch, label: str, env: Any
+) -> list[str]:
+    """The findings of ``env()`` (a planted fault) against upstream's ``label``."""
     monkeypatch.setattr(collect, "make", lambda side, name, kwargs: env())
-    configs = {label: collect.collect("ours", label, label, {}, OUR_SEED, TRIALS)}
-    return {"meta": {"side": "ours"}, "configs": configs}
-
-
-def _only(reference: dict[str, Any], label: str) -> dict[str, Any]:
-    return {"meta": reference["meta"], "configs": {label: reference["configs"][label]}}
+    planted = {"configs": {label: collect.collect("ours", label, label, {}, OUR_SEED, TRIALS)}}
+    upstream = {"configs": {label: reference["configs"][label]}}
+    return compare.compare(upstream, planted).keys()
 
 
 class _FixationCueInStimulus(neurogym.make("PerceptualDecisionMaking").unwrapped.__class__):  # type: ignore[misc]
@@ -146,9 +146,8 @@ def test_a_planted_fixation_cue_is_found_and_undeclared(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     label = "PerceptualDecisionMaking"
-    planted = _collect_planted(monkeypatch, label, _FixationCueInStimulus)
-    report = compare.compare(_only(reference, label), planted)
-    undeclared = differences.unexplained(report.keys(), declared)
+    keys = _planted_findings(reference, monkeypatch, label, _FixationCueInStimulus)
+    undeclared = differences.unexplained(keys, declared)
     assert f"{label}|ob:stimulus:0:mean" in undeclared
     assert f"{label}|ob:stimulus:0:sq" in undeclared
     prefixes = (f"{label}|ob:stimulus:0:", f"{label}|joint:stimulus:0:")
@@ -162,9 +161,8 @@ def test_a_shifted_period_is_found_and_undeclared(
 ) -> None:
     label = "DelayMatchSample"
     shifted = lambda: neurogym.make("DelayMatchSample", timing={"fixation": 400})  # noqa: E731
-    planted = _collect_planted(monkeypatch, label, shifted)
-    report = compare.compare(_only(reference, label), planted)
-    undeclared = differences.unexplained(report.keys(), declared)
+    keys = _planted_findings(reference, monkeypatch, label, shifted)
+    undeclared = differences.unexplained(keys, declared)
     assert f"{label}|duration:fixation=3" in undeclared  # upstream's 300 ms: 3 steps
     assert f"{label}|duration:fixation=4" in undeclared
     assert any(key.startswith(f"{label}|length=") for key in undeclared)
@@ -177,8 +175,7 @@ def test_a_planted_change_of_a_reward_is_found(
     # reward by ~0.25, about 15 standard errors at 2,000 trials
     label = "GoNogo"
     halved = lambda: neurogym.make("GoNogo", rewards={"correct": 0.5})  # noqa: E731
-    planted = _collect_planted(monkeypatch, label, halved)
-    keys = compare.compare(_only(reference, label), planted).keys()
+    keys = _planted_findings(reference, monkeypatch, label, halved)
     assert f"{label}|agent:reward" in keys
 
 

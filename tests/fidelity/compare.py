@@ -101,7 +101,8 @@ def _compare_sample(a: dict[str, float], b: dict[str, float]) -> tuple[str, floa
     return ("test", _z_p(gap / se))
 
 
-def _zero_like(sample: dict[str, float], n: int) -> dict[str, float]:
+def _zeros(n: int) -> dict[str, float]:
+    """A sample of ``n`` zeros: a ground-truth value never seen on one side."""
     return {"n": n, "mean": 0.0, "var": 0.0, "inflation": 1.0}
 
 
@@ -151,8 +152,8 @@ def compare(reference: dict[str, Any], other: dict[str, Any], fwer: float = FWER
                     report.skipped += 1  # answer's own distribution is tested in "answer"
                     continue
                 if key.startswith("gt:") and ":=" in key:  # a value never seen on one side
-                    sa = sa or _zero_like(sb, _period_trials(a, key))
-                    sb = sb or _zero_like(sa, _period_trials(b, key))
+                    sa = sa or _zeros(_period_trials(a, key))
+                    sb = sb or _zeros(_period_trials(b, key))
                 else:
                     side = "reference" if sa is None else "other"
                     report.findings.append(Finding(f"{label}|{key}", f"absent on the {side} side"))

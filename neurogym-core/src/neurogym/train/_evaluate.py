@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -168,7 +168,7 @@ class Evaluation:
             trials=int(strict.size),
             per_trial=strict,
             per_trial_performance=run.performance,
-            conditions=_conditions(run, run.trials),
+            conditions=_conditions(run),
             chance={name: float(base.strict.mean()) for name, base in chance.items()},
             chance_performance={name: float(b.performance.mean()) for name, b in chance.items()},
         )
@@ -243,10 +243,10 @@ def run_closed_loop(
     )  # fmt: skip
 
 
-def _conditions(
-    run: ClosedLoop, dicts: Sequence[dict[str, Any]]
-) -> dict[str, dict[Any, dict[str, float]]]:
+def _conditions(run: ClosedLoop) -> dict[str, dict[Any, dict[str, float]]]:
+    """Scores per value of every trial-dict key with a few scalar values."""
     out: dict[str, dict[Any, dict[str, float]]] = {}
+    dicts = run.trials
     strict, perf = run.strict, run.performance
     checked = run.fixation_action is not None
     keys = {key for trial in dicts for key in trial}

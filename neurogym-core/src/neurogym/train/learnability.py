@@ -25,9 +25,11 @@ import numpy as np
 import torch
 
 import neurogym
+from neurogym._env.chain import iter_chain
 from neurogym.data import UnsupportedWrapperError, batch_source
 from neurogym.train._evaluate import evaluate, run_closed_loop, strict_criterion
 from neurogym.train._trainer import TrainConfig, train
+from neurogym.wrappers import MultiEnvs
 
 __all__ = [
     "CEILINGS",
@@ -107,24 +109,20 @@ def oracle_performance(
 
 def _active_task(env: Any) -> Any:
     """The task whose trial is current: through wrappers, and a task set's active env."""
-    obj = env
-    while True:
-        if hasattr(type(obj), "active_env"):  # MultiEnvs, ScheduleEnvs, TaskSet
-            obj = obj.active_env
-            continue
-        inner = getattr(obj, "env", None)
-        if inner is None:
-            return obj
-        obj = inner
+    for link in iter_chain(env):
+        if isinstance(link, MultiEnvs):  # ScheduleEnvs and TaskSet too
+            return _active_task(link.active_env)
+    return env.unwrapped
 
 
 def _row(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
     kwargs = TASK_KWARGS.get(spec.name, {})
+    config = recipe(spec.name, seconds)
     row: dict[str, Any] = {
         "task": spec.name,
         "plugin": spec.plugin,
         "env_kwargs": kwargs,
-        "seconds": recipe(spec.name, seconds).seconds,
+        "seconds": config.seconds,
         "recipe": RECIPES.get(spec.name, {}),
         "date": datetime.date.today().isoformat(),
     }
@@ -137,7 +135,7 @@ def _row(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
         wrapper = str(exc).split(" ", 1)[0]
         return {**row, "status": f"RL-only (step-level wrapper {wrapper}: no supervised batches)"}
     try:
-        model = train(spec.id, recipe(spec.name, seconds), env_kwargs=kwargs, progress=False)
+        model = train(spec.id, config, env_kwargs=kwargs, progress=False)
         result = evaluate(model, eval_trials, seed=1)
         oracle = oracle_performance(spec.id, env_kwargs=kwargs)
     except Exception as exc:  # any failure is listed in the table, with the reason
