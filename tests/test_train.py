@@ -130,6 +130,9 @@ def test_the_valid_loss_covers_fixation_until_the_response_and_skips_untargeted_
     decision = int(data.periods["decision"][0][0])
     assert torch.equal(weights[:, :decision], torch.ones(8, decision))  # fixate, stimulus
     assert torch.equal(weights[:, decision:], data.mask[:, decision:].float())
+    heavy = loss_weights(data, "valid", response_weight=5.0)
+    assert torch.equal(heavy[:, :decision], weights[:, :decision])  # fixation unchanged
+    assert torch.equal(heavy[:, decision:], 5 * data.mask[:, decision:].float())
     assert torch.equal(loss_weights(data, "mask"), data.mask.float())
     cost = loss_weights(data, "cost")
     assert torch.equal(cost, torch.as_tensor(data.cost_mask("decision")))
@@ -312,7 +315,47 @@ def test_learnability_rows_merge_per_plugin(tmp_path):
     assert rows["Other"] == stored[0]  # another plugin's row is kept
     text = out.read_text()
     assert "| Null | core |" in text
-    assert "| Other | lab | 0.900 |  | 0.500 | 1.000 |  | 7 | 9 s | 2026-01-01 | learned |" in text
+    row = "| Other | lab | 0.900 |  | 0.500 | 1.000 |  | 7 |  | 9 s | 2026-01-01 | learned |"
+    assert row in text
+
+
+def test_a_callback_that_returns_true_ends_training():
+    from neurogym.train import train
+
+    seen = []
+
+    def stop_at_three(model, step):
+        seen.append(step)
+        return step == 3
+
+    model = train("PerceptualDecisionMaking", steps=50, progress=False, callback=stop_at_three)
+    assert seen == [1, 2, 3]
+    assert model.history["step"] == [1, 2, 3]
+
+
+def test_the_learnability_check_stops_training_once_the_bar_is_cleared(monkeypatch):
+    from types import SimpleNamespace
+
+    from neurogym.train import learnability
+
+    scores = iter([0.5, 0.85, 0.95])  # chance 0.2, ceiling 0.9: the bar is 0.83
+    calls = []
+
+    def fake_evaluate(model, trials, seed, chance):
+        calls.append((trials, seed, chance))
+        return SimpleNamespace(accuracy=next(scores), chance_level=0.2)
+
+    monkeypatch.setattr(learnability, "evaluate", fake_evaluate)
+    check = learnability._StopWhenLearned(ceiling=0.9, every=30.0)
+    model = SimpleNamespace(history={"seconds": []})
+    stops = []
+    for seconds in (10.0, 31.0, 45.0, 62.0):
+        model.history["seconds"].append(seconds)
+        stops.append(check(model, len(stops) + 1))
+    # checks at 31 s (0.5) and 62 s (0.85 >= 0.83: stop); none in between
+    assert stops == [False, False, False, True]
+    assert calls == [(learnability.CHECK_TRIALS, 2, True), (learnability.CHECK_TRIALS, 2, False)]
+    assert check.learned_at == 62.0
 
 
 @pytest.mark.parametrize(

@@ -116,7 +116,8 @@ class TestContextDecisionMaking:
         trial, ob = env.trial, env.ob
         stim = slice(env.start_ind["stimulus"], env.end_ind["stimulus"])
         decision = env.start_ind["decision"]
-        np.testing.assert_array_equal(ob[:, 0], [1, 1, 1] + [0] * (len(ob) - 3))
+        # the fixation input is on until the decision (the go cue, Mante et al. 2013)
+        np.testing.assert_array_equal(ob[:, 0], [1] * decision + [0] * (len(ob) - decision))
         assert np.all(ob[stim, 1:5] != 0)
         np.testing.assert_array_equal(ob[:3, 1:5], 0)
         np.testing.assert_array_equal(ob[stim.stop :, 1:5], 0)  # delay and decision: blank

@@ -54,7 +54,8 @@ class TrainConfig:
               train on every step, and Yang et al. (2019) train the fixation output too.
               The response starts at the trial's first target step or at its ``decision``
               period, whichever comes first; response steps without a target (a tie that
-              either choice answers) are not trained.
+              either choice answers) are not trained. ``response_weight`` weighs the
+              response steps against the steps before it.
             * ``"cost"``: Yang et al.'s cost mask (:meth:`neurogym.data.TrainingBatch.cost_mask`
               anchored at the ``decision`` period: 100 ms unchecked, weight 1 before the
               response, a 100 ms grace period, weight 5 after), normalised by its sum.
@@ -62,6 +63,10 @@ class TrainConfig:
               The fixation output is never trained, so such a network answers from the
               first steps on; kept to reproduce earlier runs (a ``config.json`` without a
               ``loss`` field loads as ``"mask"``).
+        response_weight: The ``"valid"`` loss's weight on response steps (1: every trained
+            step counts the same). Tasks whose trials are mostly fixation (a 1-step response
+            after 2 s at dt = 100) can learn to fixate and never answer; Yang et al.'s cost
+            mask weighs the response 5 times for the same reason.
     """
 
     model: str = "gru"
@@ -73,11 +78,13 @@ class TrainConfig:
     seed: int = 0
     grad_clip: float | None = 1.0
     loss: str = "valid"
+    response_weight: float = 1.0
 
     def __post_init__(self) -> None:
         validate.choice(self.model, "model", tuple(CELLS))
         validate.choice(self.loss, "loss", LOSSES)
         validate.positive_int(self.hidden_size, "hidden_size")
+        validate.number(self.response_weight, "response_weight", minimum=0, exclusive_minimum=True)
         validate.number(self.lr, "lr", minimum=0, exclusive_minimum=True)
         validate.positive_int(self.batch_size, "batch_size")
         if self.steps is not None:
@@ -210,10 +217,11 @@ def _sizes(env: gym.Env[Any, Any]) -> tuple[int, int, bool]:
     raise ValueError(f"the trainer needs a Discrete or flat Box action space, got {act}")
 
 
-def loss_weights(data: Any, loss: str) -> torch.Tensor:
+def loss_weights(data: Any, loss: str, response_weight: float = 1.0) -> torch.Tensor:
     """Per-step loss weights ``(B, T)`` of a batch (torch, batch first) for ``loss``.
 
-    See :class:`TrainConfig` (``loss``) for what each choice covers.
+    See :class:`TrainConfig` (``loss`` and ``response_weight``, which only the ``"valid"``
+    loss uses) for what each choice covers.
     """
     mask: torch.Tensor = data.mask.bool()
     if loss == "mask":
@@ -227,7 +235,10 @@ def loss_weights(data: Any, loss: str) -> torch.Tensor:
         decision = torch.as_tensor(np.asarray(data.periods["decision"][0]))
         first_target = torch.minimum(first_target, decision)
     before = steps[None, :] < first_target[:, None]
-    return (valid & (before | mask)).float()
+    weights = (valid & (before | mask)).float()
+    if response_weight != 1.0:
+        weights = torch.where(before, weights, weights * response_weight)
+    return weights
 
 
 def _loss(
@@ -256,7 +267,7 @@ def train(
     *,
     env_kwargs: Mapping[str, Any] | None = None,
     progress: bool = True,
-    callback: Callable[[TrainedModel, int], None] | None = None,
+    callback: Callable[[TrainedModel, int], bool | None] | None = None,
     **overrides: Any,
 ) -> TrainedModel:
     """Trains a recurrent network on ``task`` (loss over ``config.loss``'s steps: every step).
@@ -272,7 +283,7 @@ def train(
         progress: Show a progress bar with the loss and accuracy (tqdm, on stderr).
         callback: ``callback(model, step)`` after every training step (e.g. to evaluate
             every few minutes); the time it takes is not counted in a ``seconds`` budget nor
-            in ``history["seconds"]``.
+            in ``history["seconds"]``. Training stops early when it returns True.
         **overrides: :class:`TrainConfig` fields that replace those of ``config``.
 
     Returns:
@@ -303,7 +314,7 @@ def _fit(
     env: gym.Env[Any, Any],
     optimizer: torch.optim.Optimizer,
     progress: bool,
-    callback: Callable[[TrainedModel, int], None] | None = None,
+    callback: Callable[[TrainedModel, int], bool | None] | None = None,
 ) -> None:
     config, network, history = model.config, model.network, model.history
     bar = _progress_bar(config, model.task, progress)
@@ -318,7 +329,7 @@ def _fit(
             break
         data = neurogym.batch(env, config.batch_size, as_torch=True)
         out, _ = network(data.inputs.float())
-        weights = loss_weights(data, config.loss)
+        weights = loss_weights(data, config.loss, config.response_weight)
         loss, accuracy = _loss(out, data.targets, weights, model.continuous)
         optimizer.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
@@ -336,9 +347,11 @@ def _fit(
             history[key].append(value)
         if callback is not None:
             paused = time.perf_counter()
-            callback(model, step)
+            stop = callback(model, step)
             network.train()
             start += time.perf_counter() - paused  # the callback's time is not training time
+            if stop is True:
+                break
         if bar is not None:
             if config.max_steps is not None:
                 bar.update(1)

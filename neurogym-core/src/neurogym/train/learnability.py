@@ -115,7 +115,44 @@ def _active_task(env: Any) -> Any:
     return env.unwrapped
 
 
-def _row(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
+#: Trials of the check evaluations that end training early (seed 2; the table's
+#: evaluation uses other trials, seed 1, so a lucky check does not decide the row).
+CHECK_TRIALS = 200
+
+
+def _is_learned(accuracy: float, chance: float, ceiling: float) -> bool:
+    gap = ceiling - chance
+    return gap > 1e-9 and accuracy - chance >= LEARNED_FRACTION * gap
+
+
+class _StopWhenLearned:
+    """A ``train`` callback that ends training once the network clears the bar.
+
+    Every ``every`` training seconds it runs a strict check evaluation and records when the
+    bar was cleared.
+    """
+
+    def __init__(self, ceiling: float, every: float) -> None:
+        self.ceiling, self.every = ceiling, every
+        self.next_check = every
+        self.chance: float | None = None
+        self.learned_at: float | None = None
+
+    def __call__(self, model: Any, step: int) -> bool:
+        trained = model.history["seconds"][-1]
+        if trained < self.next_check:
+            return False
+        self.next_check = trained + self.every
+        check = evaluate(model, CHECK_TRIALS, seed=2, chance=self.chance is None)
+        if self.chance is None:
+            self.chance = check.chance_level
+        if _is_learned(check.accuracy, self.chance, self.ceiling):
+            self.learned_at = trained
+            return True
+        return False
+
+
+def _row(spec: Any, seconds: float, eval_trials: int, check_every: float = 0.0) -> dict[str, Any]:
     kwargs = TASK_KWARGS.get(spec.name, {})
     config = recipe(spec.name, seconds)
     row: dict[str, Any] = {
@@ -135,9 +172,11 @@ def _row(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
         wrapper = str(exc).split(" ", 1)[0]
         return {**row, "status": f"RL-only (step-level wrapper {wrapper}: no supervised batches)"}
     try:
-        model = train(spec.id, config, env_kwargs=kwargs, progress=False)
-        result = evaluate(model, eval_trials, seed=1)
         oracle = oracle_performance(spec.id, env_kwargs=kwargs)
+        ceiling = min(oracle, CEILINGS.get(spec.name, (1.0, ""))[0])
+        stop = _StopWhenLearned(ceiling, check_every) if check_every > 0 else None
+        model = train(spec.id, config, env_kwargs=kwargs, progress=False, callback=stop)
+        result = evaluate(model, eval_trials, seed=1)
     except Exception as exc:  # any failure is listed in the table, with the reason
         return {**row, "status": f"failed: {exc}"[:160]}
     chance = result.chance_level
@@ -147,15 +186,32 @@ def _row(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
         "fixation_breaks": result.fixation_breaks,
         "chance": chance,
         "oracle": oracle,
-        "ceiling": min(oracle, CEILINGS.get(spec.name, (1.0, ""))[0]),
+        "ceiling": ceiling,
         "steps": len(model.history["step"]),
+        "trained": model.history["seconds"][-1],
     }
-    return {**row, "status": _status(result.accuracy, chance, row["ceiling"])}
+    return {**row, "status": _status(result.accuracy, chance, ceiling)}
 
 
-def _row_one_thread(spec: Any, seconds: float, eval_trials: int) -> dict[str, Any]:
-    torch.set_num_threads(1)  # a Ray worker has one CPU
-    return _row(spec, seconds, eval_trials)
+def _row_one_thread(*args: Any) -> dict[str, Any]:
+    torch.set_num_threads(1)  # a Ray worker or a --jobs process has one CPU
+    return _row(*args)
+
+
+def _in_processes(calls: list[tuple[Any, ...]], jobs: int) -> list[dict[str, Any]]:
+    """The rows of ``calls`` in ``jobs`` processes of one torch thread each, in order."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")  # no torch state forked into the workers
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        futures = [pool.submit(_row_one_thread, *call) for call in calls]
+        rows = []
+        for future in futures:
+            rows.append(future.result())
+            row = rows[-1]
+            print(f"{row['task']}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
+        return rows
 
 
 def _status(accuracy: float, chance: float, ceiling: float) -> str:
@@ -164,7 +220,7 @@ def _status(accuracy: float, chance: float, ceiling: float) -> str:
     gap = ceiling - chance
     if gap <= 1e-9:
         return "no gap: a baseline already scores as well as the ceiling"
-    if accuracy - chance >= LEARNED_FRACTION * gap:
+    if _is_learned(accuracy, chance, ceiling):
         return "learned"
     return "not learned within the budget"
 
@@ -191,17 +247,20 @@ def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
         f"`... -- --plugin NAME`, which keeps the other rows; the last run: `{command}` "
         f"({elapsed / 60:.0f} min).",
         "- Recipe: GRU, 64 units, Adam lr 0.003, batches of 32 trials (`neurogym.batch`), "
-        "*budget* seconds of training per task on one torch thread, seed 0 (weights and "
-        "trials), loss over every step up to the response; evaluation: 500 trials, seed 1. "
+        "at most *budget* seconds of training per task on one torch thread, seed 0 (weights "
+        "and trials), loss over every step up to the response. Every 30 training seconds a "
+        f"check evaluation ({CHECK_TRIALS} trials, seed 2) ends training once the bar is "
+        "cleared; *trained* is the training time used. Evaluation: 500 other trials, "
+        "seed 1. "
         "Task arguments other than the defaults are shown next to the task (`TASK_KWARGS`), "
         "per-task recipe changes in brackets (`RECIPES`, `budget` multiplies the seconds); "
         "`neurogym/train/learnability.py` says why for each.",
         f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, Python "
         f"{platform.python_version()}, torch {torch.__version__}, numpy {np.__version__}.",
         "",
-        "| task | plugin | accuracy | env perf. | chance | oracle | ceiling | steps | budget "
-        "| date | status |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| task | plugin | accuracy | env perf. | chance | oracle | ceiling | steps | trained "
+        "| budget | date | status |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         args = ", ".join(f"{k}={v!r}" for k, v in row.get("env_kwargs", {}).items())
@@ -212,10 +271,14 @@ def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
             f"| {task} | {row['plugin']} | {num(row, 'accuracy')} | {num(row, 'performance')} "
             f"| {num(row, 'chance')} "
             f"| {num(row, 'oracle')} | {num(row, 'ceiling')} | {row.get('steps', '')} "
-            f"| {row['seconds']:.0f} s "
+            f"| {_seconds(row.get('trained'))} | {row['seconds']:.0f} s "
             f"| {row['date']} | {row['status']} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _seconds(value: float | None) -> str:
+    return "" if value is None else f"{value:.0f} s"
 
 
 def _merge(path: Path, rows: list[dict[str, Any]], plugins: set[str]) -> list[dict[str, Any]]:
@@ -232,7 +295,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Train the selected tasks, merge them into the stored rows and write the table."""
     parser = argparse.ArgumentParser(prog="python -m neurogym.train.learnability")
     parser.add_argument("--out", type=Path, default=Path("docs/learnability.md"))
-    parser.add_argument("--seconds", type=float, default=30.0, help="training per task (30)")
+    parser.add_argument(
+        "--seconds", type=float, default=300.0, help="training budget per task (300)"
+    )
+    parser.add_argument(
+        "--check-every",
+        type=float,
+        default=30.0,
+        help="training seconds between check evaluations that stop a learned task (30; 0: none)",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="tasks trained at once, one process each (1)"
+    )
     parser.add_argument("--eval-trials", type=int, default=500)
     parser.add_argument(
         "--plugin", action="append", help="only these plugins; the others' rows are kept"
@@ -252,8 +326,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     specs = [s for s in neurogym.tasks() if not args.plugin or s.plugin in args.plugin]
     start = time.perf_counter()
-    calls = [(spec, args.seconds, args.eval_trials) for spec in specs]
-    if args.ray is None:
+    calls = [(spec, args.seconds, args.eval_trials, args.check_every) for spec in specs]
+    if args.ray is None and args.jobs > 1:
+        rows = _in_processes(calls, args.jobs)
+    elif args.ray is None:
         rows = [_row(*call) for call in calls]
     else:
         from neurogym.train.sweep import on_ray

@@ -33,12 +33,16 @@ class ContextDecisionMaking(ngym.TrialEnv):
     multiple of ``dt``: 14 to 40 steps per trial at ``dt=100``.
 
     ## Observation space (named dims)
-    ``Box(-inf, inf, (1 + 2 * dim_ring [+ 2],), float32)``: ``fixation`` (0) is 1 in the
-    fixation period only. ``stim{i}_mod1`` (``i`` = 1..dim_ring, dims 1..dim_ring) and
-    ``stim{i}_mod2`` (the next ``dim_ring`` dims) carry ``cos(theta_i - theta_choice) * coh /
-    200 + 0.5`` of their modality plus Gaussian noise of std ``sigma / sqrt(dt)`` during the
-    stimulus, and are 0 elsewhere. With ``use_expl_context``, ``context1`` / ``context2`` (the
-    last two dims) are 1 for the whole trial when the context is 0 / 1.
+    ``Box(-inf, inf, (1 + 2 * dim_ring [+ 2],), float32)``: ``fixation`` (0) is 1 in every
+    period before ``decision`` (fixation, stimulus and delay): its offset is the go cue, as
+    the fixation point's in Mante et al. (2013). Upstream 2.3.1 shows it in ``fixation``
+    only, so the decision step (after a random delay) had no cue and a network could not hold
+    fixation and still answer in time; a declared difference. ``stim{i}_mod1`` (``i`` =
+    1..dim_ring, dims 1..dim_ring) and ``stim{i}_mod2`` (the next ``dim_ring`` dims) carry
+    ``cos(theta_i - theta_choice) * coh / 200 + 0.5`` of their modality plus Gaussian noise
+    of std ``sigma / sqrt(dt)`` during the stimulus, and are 0 elsewhere. With
+    ``use_expl_context``, ``context1`` / ``context2`` (the last two dims) are 1 for the whole
+    trial when the context is 0 / 1.
 
     ## Action space
     ``Discrete(1 + dim_ring)``: ``fixation`` (0), ``choice`` (1..dim_ring).
@@ -70,7 +74,8 @@ class ContextDecisionMaking(ngym.TrialEnv):
 
     ## Version history
     v0: as upstream NeuroGym 2.3.1 (defaults, spaces, names, periods, rewards, trial-dict
-    keys), with these differences: a ``fail`` reward passed in ``rewards`` is paid for a wrong
+    keys), with these differences: the fixation input stays on until the decision period
+    (the paper's go cue); a ``fail`` reward passed in ``rewards`` is paid for a wrong
     choice (upstream paid 0 whatever the rewards said); invalid ``dim_ring`` raises
     ``ValueError``; ``paper_name`` has single spaces. Trials are generated batch-natively and
     drawn from the env's seeded generator (upstream's delay had its own generator).
@@ -146,7 +151,8 @@ class ContextDecisionMaking(ngym.TrialEnv):
         choice_1 = np.where(second, other_choice, ground_truth)
         choice_2 = np.where(second, ground_truth, other_choice)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
-        b.add_ob(1, "fixation", where="fixation")
+        # on until the go cue (Mante et al. 2013), not in `fixation` only (upstream)
+        b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
         theta = self.theta
         b.add_ob(ring_stimulus(theta, theta[choice_1 - 1], coh_1), "stimulus", self._mod1)
         b.add_ob(ring_stimulus(theta, theta[choice_2 - 1], coh_2), "stimulus", self._mod2)
