@@ -66,12 +66,9 @@ TASK_KWARGS: dict[str, dict[str, Any]] = {
 #: Per-task changes of the default recipe (TrainConfig fields, and ``budget``: a factor on the
 #: seconds per task), and why: the one place a task's recipe differs; shown in the table.
 RECIPES: dict[str, dict[str, Any]] = {
-    # 4 s of delays before a pair rule: not learned in 30 s with the default recipe (stuck at
-    # chance in the 2026-11-25 table); three times the budget
-    "DelayPairedAssociation": {"budget": 3.0},
     # a category boundary over the stimulus angle: stuck at chance in 30 s with 64 units in
-    # the 2026-11-25 table; twice the units, three times the budget
-    "DelayMatchCategory": {"hidden_size": 128, "budget": 3.0},
+    # the 2026-11-25 table; twice the units
+    "DelayMatchCategory": {"hidden_size": 128},
 }
 
 
