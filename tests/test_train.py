@@ -315,7 +315,7 @@ def test_learnability_rows_merge_per_plugin(tmp_path):
     assert rows["Other"] == stored[0]  # another plugin's row is kept
     text = out.read_text()
     assert "| Null | core |" in text
-    row = "| Other | lab | 0.900 |  | 0.500 | 1.000 |  | 7 |  | 9 s | 2026-01-01 | learned |"
+    row = "| Other | lab | 0.900 |  | 0.500 | 1.000 |  |  | 7 |  | 9 s | 2026-01-01 | learned |"
     assert row in text
 
 
@@ -401,3 +401,19 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     assert len(points) >= 2
     assert set(points[-1]) >= {"step", "trials", "minutes", "dm1", "dnmc"}
     assert (tmp_path / "figures" / "yang19_learning.png").stat().st_size > 10_000
+
+
+def test_ideal_ceilings_and_rescoring_the_stored_rows():
+    from neurogym.train import learnability
+
+    # a fifth of PDM's trials have coherence 0 (half right), 6.4 % is right ~0.98 of the time
+    pdm = learnability.ideal_ceiling(PDM, trials=10_000)
+    assert pdm == pytest.approx((0.5 + 0.978 + 3) / 5, abs=0.01)
+    assert learnability.ideal_ceiling("DelayMatchSample", trials=100) is None
+    stored = {"task": "PerceptualDecisionMaking", "plugin": "perceptual", "env_kwargs": {}}
+    row = {**stored, "accuracy": 0.85, "chance": 0.0, "oracle": 1.0, "ceiling": 1.0}
+    (rescored,) = learnability.rescore([{**row, "status": "not learned within the budget"}])
+    assert rescored["ceiling"] == rescored["ideal"] == pytest.approx(pdm, abs=0.01)
+    assert rescored["status"] == "learned"  # 0.85 >= 0.9 * 0.9
+    untrained = {**stored, "status": "RL-only (no ground truth)"}
+    assert learnability.rescore([untrained]) == [untrained]

@@ -47,3 +47,27 @@ def test_an_unknown_response_period_is_refused():
     batch = neurogym.batch(VarTask(), 4, seed=2)
     with pytest.raises(ValueError, match="no 'response' period to anchor the cost mask"):
         batch.cost_mask("response")
+
+
+def test_period_sum_adds_a_periods_inputs_per_trial_and_ignores_padding():
+    import neurogym
+    from neurogym.data import TrainingBatch
+
+    inputs = np.arange(2 * 4 * 2, dtype=float).reshape(2, 4, 2)  # (B, T, dims)
+    periods = {
+        "a": (np.array([0, 1]), np.array([2, 2])),
+        "b": (np.array([2, 2]), np.array([4, 3])),
+    }
+    data = TrainingBatch(inputs, None, None, None, np.array([4, 3]), {}, periods)
+    np.testing.assert_array_equal(data.period_sum("a"), [inputs[0, 0] + inputs[0, 1], inputs[1, 1]])
+    b_dim1 = [inputs[0, 2, 1] + inputs[0, 3, 1], inputs[1, 2, 1]]  # trial 1 ends at step 3
+    np.testing.assert_array_equal(data.period_sum("b", 1), b_dim1)
+    both = data.period_sum(["a", "b"], [0])
+    np.testing.assert_array_equal(both[:, 0], [inputs[0, :, 0].sum(), inputs[1, 1:3, 0].sum()])
+    flipped = TrainingBatch(
+        np.swapaxes(inputs, 0, 1), None, None, None, np.array([4, 3]), {}, periods, True
+    )
+    np.testing.assert_array_equal(flipped.period_sum("b"), data.period_sum("b"))
+    with pytest.raises(ValueError, match=r"unknown period 'c'; periods: \['a', 'b'\]"):
+        data.period_sum("c")
+    assert neurogym.TrialEnv.ideal_observer(None, data) is None  # the default: no observer

@@ -14,7 +14,7 @@ over ``valid`` instead.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,6 +91,37 @@ class TrainingBatch:
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.inputs, self.targets, self.mask, self.trial))
+
+    def period_sum(self, period: str | Sequence[str], dims: Any = None) -> np.ndarray:
+        """Per trial, the inputs summed over the steps of ``period`` (numpy ``(B, *obs)``).
+
+        What an observer that integrates a period's evidence sees (ideal observers, see
+        :meth:`neurogym.TrialEnv.ideal_observer`).
+
+        Args:
+            period: A period name, or several (their steps are summed together).
+            dims: Observation dims to keep (an index, a slice or a list of indices); None:
+                all.
+
+        Raises:
+            ValueError: If a period is not one of the batch's periods.
+        """
+        names = [period] if isinstance(period, str) else list(period)
+        unknown = [name for name in names if name not in self.periods]
+        if unknown:
+            raise ValueError(f"unknown period {unknown[0]!r}; periods: {sorted(self.periods)}")
+        inputs = np.asarray(self.inputs)
+        if self.time_major:
+            inputs = np.swapaxes(inputs, 0, 1)
+        steps = np.arange(inputs.shape[1])[None, :]
+        inside = np.zeros(inputs.shape[:2], dtype=bool)
+        for name in names:
+            start, end = (np.asarray(bound)[:, None] for bound in self.periods[name])
+            inside |= (steps >= start) & (steps < end)
+        chosen = inputs if dims is None else inputs[:, :, dims]
+        weights = inside.reshape(inside.shape + (1,) * (chosen.ndim - 2))
+        summed: np.ndarray = (chosen * weights).sum(axis=1)
+        return summed
 
     @property
     def size(self) -> int:

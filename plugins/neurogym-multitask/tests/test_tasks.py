@@ -395,3 +395,35 @@ def test_a_withheld_no_go_trial_is_correct_and_a_response_to_it_is_wrong(name, n
     env.new_trial(ground_truth=3 - no_go)  # a go trial that is never answered
     rewards, info, _ = run_trial(env, lambda e: 0)
     assert (sum(rewards), info["performance"]) == (0.0, 0)
+
+
+@pytest.mark.parametrize("name", ["dm1", "ctxdm2", "dlydm1", "multidm", "multidlydm"])
+def test_the_ideal_observer_is_perfect_without_noise_except_on_exact_ties(name):
+    # the answer is the stronger weighted evidence; an exact tie is broken by a jitter of
+    # 1e-6 that no input shows, so an observer is right on half of the tied trials
+    env = neurogym.make(f"yang19.{name}", sigma=0.0)
+    data = neurogym.batch(env, 4000, seed=0)
+    task = env.unwrapped
+    evidence = np.zeros((2, 4000))
+    for m, shown in enumerate(task.stim_mod):
+        if shown:
+            for which in (1, 2):
+                evidence[which - 1] += task.w_mod[m] * data.trial[f"coh{which}_mod{m + 1}"]
+    tied = np.isclose(evidence[0], evidence[1])
+    correct = task.ideal_observer(data)
+    assert correct[~tied].all()
+    if name.startswith("multi"):  # two modalities: opposite coherences of equal size tie
+        assert 0.05 < tied.mean() < 0.3
+        assert correct[tied].mean() == pytest.approx(0.5, abs=0.06)
+    else:
+        assert not tied.any()
+
+
+def test_the_dm1_ideal_observer_is_noise_limited_at_the_lowest_coherence():
+    env = neurogym.make("yang19.dm1")
+    data = neurogym.batch(env, 8000, seed=0)
+    correct = env.unwrapped.ideal_observer(data)
+    gap = np.abs(data.trial["coh1_mod1"] - data.trial["coh2_mod1"])
+    lowest = gap == gap.min()
+    assert 0.7 < correct[lowest].mean() < 0.95  # the weakest coherence is noise-limited
+    assert correct[gap == gap.max()].mean() > 0.995

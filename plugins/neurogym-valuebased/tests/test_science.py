@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+import neurogym
 from neurogym.testing.trials import respond, run_trial, seeded
 from neurogym_valuebased.tasks.bandit import Bandit
 from neurogym_valuebased.tasks.changingenvironment import ChangingEnvironment
@@ -161,3 +162,26 @@ def test_ibl_blocks_follow_their_priors():
         stepped.append(int(single.trial["block"]))
     runs = np.flatnonzero(np.diff(stepped) != 0) + 1
     assert set(runs.tolist()) <= {size, 2 * size}  # a block changes only at block boundaries
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+
+
+@pytest.mark.parametrize("task", ["IBL", "IBLBlock"])
+@pytest.mark.parametrize("coh", [1.6, 6.4, 25.6])
+def test_ibl_ideal_observer_matches_one_noisy_step(task, coh):
+    # one step: the inputs differ by coh/100, each with noise 0.1: d' = (coh/100) / (0.1 sqrt 2)
+    n = 20_000
+    env = neurogym.make(task)
+    data = neurogym.batch(env, n, seed=0, coh=np.full(n, coh))
+    correct = env.unwrapped.ideal_observer(data)
+    assert correct.mean() == pytest.approx(_phi((coh / 100) / (0.1 * math.sqrt(2))), abs=0.012)
+
+
+@pytest.mark.parametrize(("cue", "share"), [(False, 0.5), (True, 1.0)])
+def test_changing_environment_ideal_observer_guesses_a_hidden_context(cue, share):
+    n = 4000
+    env = neurogym.make("ChangingEnvironment", cxt_cue=cue)
+    data = neurogym.batch(env, n, seed=0, coh=np.full(n, 51.2))  # the side is certain
+    np.testing.assert_array_equal(env.unwrapped.ideal_observer(data), share)

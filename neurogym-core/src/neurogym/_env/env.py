@@ -209,6 +209,21 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         """Builds ``b.n`` trials at once (override in batch-native tasks)."""
         raise NotImplementedError
 
+    def ideal_observer(self, batch: Any) -> np.ndarray | None:
+        """Per trial of ``batch``, the probability that an ideal observer answers correctly.
+
+        The ceiling of what any network can score strictly on the task's inputs (the
+        learnability table's ceiling). The default, None, says the inputs determine every
+        answer, so an agent playing the ground truth scores the ceiling. Tasks whose inputs
+        leave answers undetermined (noise, a zero coherence, a hidden context) override it:
+        ``batch`` is a numpy :class:`~neurogym.data.TrainingBatch` of the task's trials
+        (:meth:`~neurogym.data.TrainingBatch.period_sum` gives a period's summed evidence);
+        the observer may know every trial variable except the answer, so its score bounds
+        what a network can reach from above.
+        """
+        del batch
+        return None
+
     def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
         """Builds the next trial (override in upstream-style tasks)."""
         if self.batch_native:

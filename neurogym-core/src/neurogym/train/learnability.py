@@ -15,6 +15,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -32,30 +33,19 @@ from neurogym.train._trainer import TrainConfig, train
 from neurogym.wrappers import MultiEnvs
 
 __all__ = [
-    "CEILINGS",
     "LEARNED_FRACTION",
     "RECIPES",
     "TASK_KWARGS",
+    "ideal_ceiling",
     "main",
     "oracle_performance",
     "recipe",
+    "rescore",
 ]
 
 #: A task counts as learned when the network closes this fraction of the gap from chance to
 #: the task's ceiling (strict accuracy).
 LEARNED_FRACTION = 0.9
-
-#: Ceilings below the ground-truth agent's 1.0, for tasks whose inputs cannot determine every
-#: answer (ideal-observer bounds computed from the task's defaults), and why.
-_NO_EVIDENCE = "a fifth of the trials have coherence 0 (no evidence: half of them are right)"
-CEILINGS: dict[str, tuple[float, str]] = dict.fromkeys(
-    (
-        "PerceptualDecisionMaking",
-        "PerceptualDecisionMakingDelayResponse",
-        "perceptualdecisionmaking.roitman02",
-    ),
-    (0.9, _NO_EVIDENCE),
-)
 
 #: Task arguments the recipe uses instead of the defaults, and why.
 TASK_KWARGS: dict[str, dict[str, Any]] = {
@@ -102,6 +92,20 @@ def oracle_performance(
     _, fixation = strict_criterion(neurogym.make(task_id, **(env_kwargs or {})))
     run = run_closed_loop(make, play_ground_truth, trials, seed=seed, fixation_action=fixation)
     return float(run.strict.mean())
+
+
+def ideal_ceiling(
+    task_id: str, trials: int = 20_000, seed: int = 0, env_kwargs: dict[str, Any] | None = None
+) -> float | None:
+    """The strict accuracy of the task's ideal observer on ``trials`` seeded trials.
+
+    The mean of :meth:`neurogym.TrialEnv.ideal_observer` over a batch; None when the task
+    declares none (its inputs determine every answer: the ground-truth agent is the ceiling).
+    """
+    env = neurogym.make(task_id, **(env_kwargs or {}))
+    data = neurogym.batch(env, trials, seed=seed)
+    correct = _active_task(env).ideal_observer(data)
+    return None if correct is None else float(np.mean(correct))
 
 
 def _active_task(env: Any) -> Any:
@@ -170,7 +174,8 @@ def _row(spec: Any, seconds: float, eval_trials: int, check_every: float = 0.0) 
         return {**row, "status": f"RL-only (step-level wrapper {wrapper}: no supervised batches)"}
     try:
         oracle = oracle_performance(spec.id, env_kwargs=kwargs)
-        ceiling = min(oracle, CEILINGS.get(spec.name, (1.0, ""))[0])
+        ideal = ideal_ceiling(spec.id, env_kwargs=kwargs)
+        ceiling = oracle if ideal is None else min(oracle, ideal)
         stop = _StopWhenLearned(ceiling, check_every) if check_every > 0 else None
         model = train(spec.id, config, env_kwargs=kwargs, progress=False, callback=stop)
         result = evaluate(model, eval_trials, seed=1)
@@ -183,11 +188,28 @@ def _row(spec: Any, seconds: float, eval_trials: int, check_every: float = 0.0) 
         "fixation_breaks": result.fixation_breaks,
         "chance": chance,
         "oracle": oracle,
+        "ideal": ideal,
         "ceiling": ceiling,
         "steps": len(model.history["step"]),
         "trained": model.history["seconds"][-1],
     }
     return {**row, "status": _status(result.accuracy, chance, ceiling)}
+
+
+def rescore(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with ceilings and statuses recomputed from the installed tasks' observers.
+
+    No training: for after an ideal observer is added or corrected.
+    """
+    out = []
+    for row in rows:
+        if "accuracy" in row:
+            ideal = ideal_ceiling(row["task"], env_kwargs=row.get("env_kwargs") or None)
+            ceiling = row["oracle"] if ideal is None else min(row["oracle"], ideal)
+            status = _status(row["accuracy"], row["chance"], ceiling)
+            row = {**row, "ideal": ideal, "ceiling": ceiling, "status": status}
+        out.append(row)
+    return out
 
 
 def _row_one_thread(*args: Any) -> dict[str, Any]:
@@ -222,9 +244,18 @@ def _status(accuracy: float, chance: float, ceiling: float) -> str:
     return "not learned within the budget"
 
 
+def _last_run(path: Path) -> tuple[str, float]:
+    """The command and minutes of the run that wrote the table at ``path`` (for --rescore)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    found = re.search(r"the last run: `([^`]*)` \((\d+) min\)", text)
+    if found is None:
+        return "python -m neurogym.train.learnability", 0.0
+    return found.group(1), 60.0 * float(found.group(2))
+
+
 def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
     def num(row: dict[str, Any], key: str) -> str:
-        return f"{row[key]:.3f}" if key in row else ""
+        return f"{row[key]:.3f}" if row.get(key) is not None else ""
 
     lines = [
         "# Learnability",
@@ -235,8 +266,9 @@ def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
         "scored by their own criterion use the env's performance); *env perf.* is the env's own",
         '`info["performance"]`. *chance* is the better of a random and a fixation-only policy',
         "measured the same way; *oracle* is a scripted agent that plays the ground truth;",
-        "*ceiling* is the oracle, or a lower ideal-observer bound where the inputs cannot",
-        "determine every answer (`CEILINGS` in `neurogym/train/learnability.py` says why). A",
+        "*ceiling* is the oracle, or the task's ideal observer where its inputs leave answers",
+        "undetermined (noise, zero coherence, a hidden context, ties; `TrialEnv.ideal_observer`,",
+        "whose docstring in each task says what the observer knows), 20,000 trials. A",
         f"task is *learned* when the network closes {LEARNED_FRACTION:.0%} of the gap from",
         "chance to the ceiling.",
         "",
@@ -255,9 +287,9 @@ def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
         f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, Python "
         f"{platform.python_version()}, torch {torch.__version__}, numpy {np.__version__}.",
         "",
-        "| task | plugin | accuracy | env perf. | chance | oracle | ceiling | steps | trained "
-        "| budget | date | status |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| task | plugin | accuracy | env perf. | chance | oracle | ideal | ceiling | steps "
+        "| trained | budget | date | status |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         args = ", ".join(f"{k}={v!r}" for k, v in row.get("env_kwargs", {}).items())
@@ -267,7 +299,8 @@ def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
         lines.append(
             f"| {task} | {row['plugin']} | {num(row, 'accuracy')} | {num(row, 'performance')} "
             f"| {num(row, 'chance')} "
-            f"| {num(row, 'oracle')} | {num(row, 'ceiling')} | {row.get('steps', '')} "
+            f"| {num(row, 'oracle')} | {num(row, 'ideal')} | {num(row, 'ceiling')} "
+            f"| {row.get('steps', '')} "
             f"| {_seconds(row.get('trained'))} | {row['seconds']:.0f} s "
             f"| {row['date']} | {row['status']} |"
         )
@@ -304,6 +337,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--jobs", type=int, default=1, help="tasks trained at once, one process each (1)"
     )
+    parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="no training: recompute the stored rows' ceilings and statuses, rewrite the table",
+    )
     parser.add_argument("--eval-trials", type=int, default=500)
     parser.add_argument(
         "--plugin", action="append", help="only these plugins; the others' rows are kept"
@@ -320,6 +358,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="one Ray task per task (one CPU, one thread each): a local instance or ADDRESS",
     )
     args = parser.parse_args(argv)
+    store = args.out.with_suffix(".json")
+    if args.rescore:
+        rows = rescore(json.loads(store.read_text(encoding="utf-8")))
+        store.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+        args.out.write_text(_markdown(rows, *_last_run(args.out)), encoding="utf-8")
+        return 0
     torch.set_num_threads(args.threads)
     specs = [s for s in neurogym.tasks() if not args.plugin or s.plugin in args.plugin]
     start = time.perf_counter()
@@ -334,7 +378,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = on_ray(_row_one_thread, calls, address=args.ray or None)
     for row in rows:
         print(f"{row['task']}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
-    store = args.out.with_suffix(".json")
     rows = _merge(store, rows, {spec.plugin for spec in specs})
     store.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     command = "python -m neurogym.train.learnability " + " ".join(argv or sys.argv[1:])

@@ -18,6 +18,7 @@ from neurogym_multitask.tasks._ring import (
     N_MODALITIES,
     RingTask,
     gaussian_bump,
+    indices_of,
     not_forceable,
 )
 
@@ -206,6 +207,37 @@ class DecisionTask(RingTask):
             raise ValueError("theta1 and theta2 must differ in every trial")
         return i1, i2
 
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """A matched-filter observer that knows the two directions (not which is stronger).
+
+        Per weighted modality it estimates the two bump strengths by least squares on their
+        tuning curves, from the input summed over each stimulus period (optimal under the
+        Gaussian noise when one modality decides, as in dm1, dm2, ctxdm1 and ctxdm2), sums
+        them with ``w_mod`` and picks the stronger direction. Its accuracy falls below 1
+        where the coherence is low against the noise.
+        """
+        n = self.dim_ring
+        theta1 = np.asarray(batch.trial["theta1"], dtype=float)
+        theta2 = np.asarray(batch.trial["theta2"], dtype=float)
+        f1, f2 = gaussian_bump(theta1, self.theta), gaussian_bump(theta2, self.theta)
+        first, second = self.stimulus_periods
+        strength1 = np.zeros(len(theta1))
+        strength2 = np.zeros(len(theta1))
+        for m, shown in enumerate(self.stim_mod):
+            if not shown or self.w_mod[m] == 0:
+                continue
+            dims = slice(1 + m * n, 1 + (m + 1) * n)
+            if self.delaycomparison:  # one bump per period: project each on its curve
+                strength1 += self.w_mod[m] * _projection(batch.period_sum(first, dims), f1)
+                strength2 += self.w_mod[m] * _projection(batch.period_sum(second, dims), f2)
+            else:  # both bumps at once: least squares on the two curves
+                both = _least_squares(batch.period_sum(first, dims), f1, f2)
+                strength1 += self.w_mod[m] * both[:, 0]
+                strength2 += self.w_mod[m] * both[:, 1]
+        choice = np.where(strength1 > strength2, indices_of(theta1, n), indices_of(theta2, n))
+        correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
+        return correct
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         not_forceable(b, "ground_truth", "the stimuli (force theta1/theta2/cohs instead)")
         i1, i2 = self._directions(b)
@@ -244,6 +276,21 @@ class DecisionTask(RingTask):
         target = b.set_param("ground_truth", np.where(evidence1 + jitter > evidence2, i1, i2))
         b.set_groundtruth(target, "decision", where="choice")
         return {}
+
+
+def _projection(evidence: np.ndarray, curve: np.ndarray) -> np.ndarray:
+    """Per trial, the strength of one tuning curve that best explains ``evidence``."""
+    out: np.ndarray = (evidence * curve).sum(1) / (curve * curve).sum(1)
+    return out
+
+
+def _least_squares(evidence: np.ndarray, f1: np.ndarray, f2: np.ndarray) -> np.ndarray:
+    """Per trial, the strengths ``(B, 2)`` of two tuning curves that best explain ``evidence``."""
+    curves = np.stack([f1, f2], axis=2)  # (B, k, 2)
+    gram = np.einsum("bki,bkj->bij", curves, curves)
+    projected = np.einsum("bki,bk->bi", curves, evidence)
+    out: np.ndarray = np.linalg.solve(gram, projected[..., None])[..., 0]
+    return out
 
 
 class DM1(DecisionTask):

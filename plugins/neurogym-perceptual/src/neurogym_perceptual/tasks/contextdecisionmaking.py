@@ -9,7 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
-from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_stimulus
+from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_scores, ring_stimulus
 
 __all__ = ["ContextDecisionMaking"]
 
@@ -140,6 +140,19 @@ class ContextDecisionMaking(ngym.TrialEnv):
         self._mod1 = range(1, n + 1)
         self._mod2 = range(n + 1, 2 * n + 1)
         self._context = range(2 * n + 1, 2 * n + 3)
+
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """Correct when the relevant modality's summed evidence favours the answer.
+
+        The observer knows the context; the low coherence (5 %) is noise-limited.
+        """
+        n = self.dim_ring
+        first = ring_scores(batch.period_sum("stimulus", slice(1, n + 1)), self.theta)
+        second = ring_scores(batch.period_sum("stimulus", slice(n + 1, 2 * n + 1)), self.theta)
+        relevant = np.where(np.asarray(batch.trial["context"])[:, None] == 1, second, first)
+        choice = self.choices[relevant.argmax(1)]
+        correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
+        return correct
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)

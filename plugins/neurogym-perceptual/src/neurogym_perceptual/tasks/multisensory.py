@@ -9,7 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
-from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_stimulus
+from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_scores, ring_stimulus
 
 __all__ = ["MultiSensoryIntegration"]
 
@@ -108,6 +108,19 @@ class MultiSensoryIntegration(ngym.TrialEnv):
             },
         )
         self.action_space = spaces.Discrete(1 + n, name={"fixation": 0, "choice": range(1, n + 1)})
+
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """Correct when both modalities' summed evidence favours the answer.
+
+        Each modality is weighted by its share of the coherence, known to the observer.
+        """
+        n = self.dim_ring
+        share = np.asarray(batch.trial["coh_prop"], dtype=float)[:, None]
+        first = ring_scores(batch.period_sum("stimulus", slice(1, n + 1)), self.theta)
+        second = ring_scores(batch.period_sum("stimulus", slice(n + 1, 2 * n + 1)), self.theta)
+        choice = (share * first + (1 - share) * second).argmax(1)
+        correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
+        return correct
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)

@@ -34,6 +34,17 @@ def ring_stimulus(theta: np.ndarray, target: np.ndarray, coh: np.ndarray) -> np.
     return stimulus
 
 
+def ring_scores(evidence: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Matched-filter scores of each ring direction for summed ring evidence ``(B, k)``.
+
+    ``ring_stimulus`` adds ``cos(theta - target) * coh / 200`` to a constant, so under
+    Gaussian noise the log-likelihood of target ``j`` grows with ``evidence @ cos(theta -
+    theta_j)`` (the constant cancels over a full ring): the arg-max is the ideal choice.
+    """
+    scores: np.ndarray = evidence @ np.cos(theta[:, None] - theta[None, :])
+    return scores
+
+
 class PerceptualDecisionMaking(ngym.TrialEnv):
     """Two-alternative forced choice: report which of two noisy stimuli is stronger on average.
 
@@ -115,6 +126,16 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
         self.action_space = spaces.Discrete(
             1 + dim_ring, name={"fixation": 0, "choice": range(1, dim_ring + 1)}
         )
+
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """Correct when the stimulus evidence, summed over the period, favours the answer.
+
+        Zero-coherence trials are right half of the time; low coherences are noise-limited.
+        """
+        evidence = batch.period_sum("stimulus", slice(1, 1 + len(self.theta)))
+        choice = ring_scores(evidence, self.theta).argmax(1)
+        correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
+        return correct
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
@@ -204,6 +225,12 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
         self.abort = False
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(3,), dtype=np.float32)
         self.action_space = spaces.Discrete(3)
+
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """Correct when the stronger summed stimulus input (dims 1, 2) is the answer's."""
+        choice = self.choices[batch.period_sum("stimulus", [1, 2]).argmax(1)]
+        correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
+        return correct
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)

@@ -135,6 +135,18 @@ class ChangingEnvironment(ngym.TrialEnv):
         self.curr_cxt = int(contexts[-1])
         return contexts.astype(np.int64)
 
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """The side from the stronger summed stimulus input, times the chance of the context.
+
+        That chance is 1 with ``cxt_cue``, else 1/2: no input shows the context, and a
+        network whose state restarts at every trial never sees a reward.
+        """
+        dims = [2, 3] if self.cxt_cue else [1, 2]
+        side = self.sides[batch.period_sum("stimulus", dims).argmax(1)]
+        knows_context = 1.0 if self.cxt_cue else 0.5
+        correct: np.ndarray = (side == batch.trial["side"]) * knows_context
+        return correct
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         context = b.set_param("context", self._contexts(b))
         forced_gt = b.forced("ground_truth")

@@ -86,6 +86,17 @@ class IBL(ngym.TrialEnv):
         """The side of each trial of the batch (a forced ``ground_truth`` wins)."""
         return b.choice("ground_truth", self.choices)
 
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """Correct when the stronger input is the answer's side.
+
+        The low contrasts are noise-limited (1.6 % against a noise of 0.1 per input).
+        ``IBLBlock``'s observer is the same: evaluated with the state restarting at every
+        trial, as the learnability table evaluates, a network cannot know the block's prior.
+        """
+        choice = self.choices[batch.period_sum("stimulus", [0, 1]).argmax(1)]
+        correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
+        return correct
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         side = validate.integers_in_range(self._sides(b), "ground_truth", 0, 1)
         coh = b.choice("coh", self.cohs)

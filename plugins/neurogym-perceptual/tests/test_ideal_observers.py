@@ -1,0 +1,51 @@
+"""Ideal observers (the learnability table's ceilings) against analytic accuracies."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import neurogym
+
+N = 20_000
+
+
+def phi(x: float) -> float:
+    """The standard normal CDF."""
+    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+
+
+def observer(task: str, n: int = N, **kwargs: object) -> np.ndarray:
+    env_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in ("sigma",)}
+    env = neurogym.make(task, **env_kwargs)
+    data = neurogym.batch(env, n, seed=0, **kwargs)
+    return env.unwrapped.ideal_observer(data)
+
+
+@pytest.mark.parametrize(("coh", "expected"), [(0.0, 0.5), (6.4, None), (51.2, 1.0)])
+def test_pdm_observer_matches_the_signal_to_noise_of_the_summed_stimulus(coh, expected):
+    # two units differ by coh/100 per step; each carries noise sigma/sqrt(dt) = 0.1 per step;
+    # 20 stimulus steps (2000 ms at dt 100) summed: d' = (coh/100) 20 / (0.1 sqrt(2) sqrt(20))
+    if expected is None:
+        expected = phi((coh / 100) * 20 / (0.1 * math.sqrt(2) * math.sqrt(20)))
+    correct = observer("PerceptualDecisionMaking", coh=np.full(N, coh))
+    assert correct.mean() == pytest.approx(expected, abs=0.012)
+
+
+def test_cdm_observer_reads_the_relevant_modality():
+    # coherence 5 %: 7 steps (750 ms) of a 0.05 difference against 0.1 noise per unit
+    expected = phi(0.05 * 7 / (0.1 * math.sqrt(2) * math.sqrt(7)))
+    weak = observer("ContextDecisionMaking", coh_1=np.full(N, 5), coh_2=np.full(N, 50))
+    assert weak.mean() == pytest.approx(expected, abs=0.012)  # the strong one is irrelevant
+    assert observer("ContextDecisionMaking", 2000, sigma=0.0).mean() == 1.0
+
+
+def test_msi_and_delay_response_observers_are_perfect_without_noise():
+    assert observer("MultiSensoryIntegration", 2000, sigma=0.0).mean() == 1.0
+    delayed = neurogym.make("PerceptualDecisionMakingDelayResponse")
+    data = neurogym.batch(delayed, 2000, seed=0, sigma=np.zeros(2000))
+    coh = data.trial["coh"]
+    correct = delayed.unwrapped.ideal_observer(data)
+    assert correct[coh > 0].all()
