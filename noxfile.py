@@ -179,17 +179,20 @@ def mainjob(session: nox.Session) -> None:
 def learn(session: nox.Session) -> None:
     """The learnability table: train every task of every installed plugin with one recipe.
 
-    Writes docs/learnability.md: up to 5 minutes per task, two tasks at a time (about an hour
-    on 2 cores; ``-- --seconds S`` sets the budget per task, ``-- --jobs N`` the processes,
-    ``-- --ray [ADDRESS]`` trains the tasks as Ray tasks, on a local instance or a cluster).
+    Writes docs/learnability.md: up to 5 minutes per supervised task, two tasks at a time,
+    and the RL tasks with their stable-baselines3 recipes (about 90 minutes on 2 cores;
+    ``-- --seconds S`` sets the budget per task, ``-- --jobs N`` the processes, ``-- --task
+    NAME`` one task, ``-- --rescore`` recomputes ceilings without training, ``-- --ray
+    [ADDRESS]`` trains the tasks as Ray tasks, on a local instance or a cluster).
     """
     install_trainer(session)
+    session.install(*nox.project.dependency_groups(PYPROJECT, "rl"))
     if "--ray" in session.posargs:
         session.install("ray>=2.40")
     jobs = [] if "--jobs" in session.posargs or "--ray" in session.posargs else ["--jobs", "2"]
     session.run(
         "python", "-m", "neurogym.train.learnability", "--out", "docs/learnability.md",
-        *jobs, *session.posargs,
+        "--rl", *jobs, *session.posargs,
     )  # fmt: skip
 
 

@@ -303,3 +303,29 @@ def test_rl_page_full_budget_meets_the_floors(request, tmp_path, monkeypatch, ca
         print(f"per coherence: {rppo.conditions.get('coh')}")
     assert ppo.performance >= 0.70
     assert rppo.performance >= 0.70
+
+
+@pytest.mark.parametrize("task", ["Bandit", "DawTwoStep"])
+def test_the_learnability_table_trains_rl_tasks_through_sb3(task, tmp_path, monkeypatch):
+    # PPO (Bandit) and RecurrentPPO with PassReward/PassAction (DawTwoStep), tiny budgets
+    import dataclasses
+    import json
+
+    from neurogym.train import _rl_rows, learnability
+
+    small = {k: dataclasses.replace(v, steps=2048) for k, v in _rl_rows.RL_RECIPES.items()}
+    monkeypatch.setattr(_rl_rows, "RL_RECIPES", small)
+    monkeypatch.setattr(learnability, "RL_RECIPES", small)
+    out = tmp_path / "learn.md"
+    args = ["--out", str(out), "--task", task, "--rl", "--eval-trials", "64"]
+    assert learnability.main(args) == 0
+    (row,) = json.loads(out.with_suffix(".json").read_text())
+    assert row["task"] == task
+    assert row["oracle"] == row["ceiling"] == 1.0
+    assert 0 <= row["accuracy"] <= 1 and row["chance"] < 1
+    assert row["rl"].startswith("PPO" if task == "Bandit" else "RecurrentPPO")
+    assert row["status"] in ("learned", "not learned within the budget")
+    assert f"| {task}" in out.read_text()
+    assert learnability.main([*args[:4], "--eval-trials", "64"]) == 0  # without --rl
+    (untrained,) = json.loads(out.with_suffix(".json").read_text())
+    assert untrained["status"] == "RL-only (not trained: run with --rl)"

@@ -417,3 +417,22 @@ def test_ideal_ceilings_and_rescoring_the_stored_rows():
     assert rescored["status"] == "learned"  # 0.85 >= 0.9 * 0.9
     untrained = {**stored, "status": "RL-only (no ground truth)"}
     assert learnability.rescore([untrained]) == [untrained]
+
+
+def test_rl_oracles_score_what_their_tasks_allow():
+    from neurogym.train._rl_rows import RL_RECIPES, rl_oracle
+
+    # knowing the better arm / the opponent / the high state / the ground truth: every trial
+    for name in ("Bandit", "MatchingPenny", "DawTwoStep", "perceptualdecisionmaking.roitman02"):
+        assert rl_oracle(name)[0] == 1.0, name
+    # Reaching1D: the pointer starts at pi and turns 0.05 rad per step in the 5 reach steps
+    # towards a uniform target; each step pays max(1 - distance, -0.1), rescaled to [0, 1]
+    distance = np.linspace(0, np.pi, 100_001)
+    moved = np.minimum(0.05 * np.arange(1, 6)[:, None], np.round(distance / 0.05) * 0.05)
+    left = np.abs(distance - moved)
+    expected = ((np.maximum(1 - left, -0.1) + 0.1) / 1.1).mean()
+    assert rl_oracle("Reaching1D", trials=4000)[0] == pytest.approx(expected, abs=0.02)
+    assert set(RL_RECIPES) == {
+        "Bandit", "MatchingPenny", "DawTwoStep", "Reaching1D", "Reaching1DWithSelfDistraction",
+        "AngleReproduction", "perceptualdecisionmaking.roitman02",
+    }  # fmt: skip

@@ -59,7 +59,8 @@ def test_period_sum_adds_a_periods_inputs_per_trial_and_ignores_padding():
         "b": (np.array([2, 2]), np.array([4, 3])),
     }
     data = TrainingBatch(inputs, None, None, None, np.array([4, 3]), {}, periods)
-    np.testing.assert_array_equal(data.period_sum("a"), [inputs[0, 0] + inputs[0, 1], inputs[1, 1]])
+    a_all = [inputs[0, 0] + inputs[0, 1], inputs[1, 1]]
+    np.testing.assert_array_equal(data.period_sum("a"), a_all)
     b_dim1 = [inputs[0, 2, 1] + inputs[0, 3, 1], inputs[1, 2, 1]]  # trial 1 ends at step 3
     np.testing.assert_array_equal(data.period_sum("b", 1), b_dim1)
     both = data.period_sum(["a", "b"], [0])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import pickle
 
 import numpy as np
@@ -266,3 +267,16 @@ def test_no_curriculum_starts_at_the_last_stage():
     env = seeded(CVLearning, seed=18, th_stage=-1)
     assert env.stage == 4
     assert env.trial["stage"] == 4
+
+
+def test_the_stage_4_ideal_observer_is_noise_limited_and_halves_zero_coherence():
+    n = 20_000
+    env = neurogym.make("CVLearning", stage=4)
+    for coh, expected in ((0.0, 0.5), (6.4, None), (51.2, 1.0)):
+        if expected is None:  # 11 stimulus steps of a coh/100 difference, 0.1 noise per dim
+            d = (coh / 100) * 11 / (0.1 * math.sqrt(2) * math.sqrt(11))
+            expected = 0.5 * (1 + math.erf(d / math.sqrt(2)))
+        data = neurogym.batch(env, n, seed=0, coh=np.full(n, coh))
+        assert env.unwrapped.ideal_observer(data).mean() == pytest.approx(expected, abs=0.012)
+    stage0 = neurogym.make("CVLearning", stage=0)
+    assert stage0.unwrapped.ideal_observer(neurogym.batch(stage0, 10, seed=0)) is None

@@ -29,6 +29,7 @@ import neurogym
 from neurogym._env.chain import iter_chain
 from neurogym.data import UnsupportedWrapperError, batch_source
 from neurogym.train._evaluate import evaluate, run_closed_loop, strict_criterion
+from neurogym.train._rl_rows import RL_RECIPES, rl_row
 from neurogym.train._trainer import TrainConfig, train
 from neurogym.wrappers import MultiEnvs
 
@@ -153,7 +154,22 @@ class _StopWhenLearned:
         return False
 
 
-def _row(spec: Any, seconds: float, eval_trials: int, check_every: float = 0.0) -> dict[str, Any]:
+def _rl_row(row: dict[str, Any], name: str, eval_trials: int, rl: bool) -> dict[str, Any]:
+    recipe = RL_RECIPES[name]
+    row = {**row, "env_kwargs": dict(recipe.env_kwargs), "seconds": None}
+    if not rl:
+        return {**row, "status": "RL-only (not trained: run with --rl)"}
+    try:
+        scores = rl_row(name, eval_trials)
+    except Exception as exc:  # any failure is listed in the table, with the reason
+        return {**row, "status": f"failed: {exc}"[:160]}
+    status = _status(scores["accuracy"], scores["chance"], scores["ceiling"])
+    return {**row, **scores, "status": status}
+
+
+def _row(
+    spec: Any, seconds: float, eval_trials: int, check_every: float = 0.0, rl: bool = False
+) -> dict[str, Any]:
     kwargs = TASK_KWARGS.get(spec.name, {})
     config = recipe(spec.name, seconds)
     row: dict[str, Any] = {
@@ -164,6 +180,8 @@ def _row(spec: Any, seconds: float, eval_trials: int, check_every: float = 0.0) 
         "recipe": RECIPES.get(spec.name, {}),
         "date": datetime.date.today().isoformat(),
     }
+    if spec.name in RL_RECIPES:
+        return _rl_row(row, spec.name, eval_trials, rl)
     env = neurogym.make(spec.id, **kwargs)
     if not getattr(env.unwrapped, "has_groundtruth", True):
         return {**row, "status": "RL-only (no ground truth)"}
@@ -301,7 +319,7 @@ def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
             f"| {num(row, 'chance')} "
             f"| {num(row, 'oracle')} | {num(row, 'ideal')} | {num(row, 'ceiling')} "
             f"| {row.get('steps', '')} "
-            f"| {_seconds(row.get('trained'))} | {row['seconds']:.0f} s "
+            f"| {_seconds(row.get('trained'))} | {row.get('rl') or _seconds(row.get('seconds'))} "
             f"| {row['date']} | {row['status']} |"
         )
     return "\n".join(lines) + "\n"
@@ -311,12 +329,20 @@ def _seconds(value: float | None) -> str:
     return "" if value is None else f"{value:.0f} s"
 
 
-def _merge(path: Path, rows: list[dict[str, Any]], plugins: set[str]) -> list[dict[str, Any]]:
-    """This run's rows plus the stored rows of plugins it did not cover, sorted by task."""
+def _merge(
+    path: Path, rows: list[dict[str, Any]], covered: set[tuple[str, str]] | set[str]
+) -> list[dict[str, Any]]:
+    """This run's rows plus the stored rows it did not cover, sorted by task.
+
+    ``covered`` holds plugin names (a run over whole plugins) or ``(task, plugin)`` pairs.
+    """
     kept: list[dict[str, Any]] = []
     if path.exists():
+        stored = json.loads(path.read_text(encoding="utf-8"))
         kept = [
-            r for r in json.loads(path.read_text(encoding="utf-8")) if r["plugin"] not in plugins
+            r
+            for r in stored
+            if r["plugin"] not in covered and (r["task"], r["plugin"]) not in covered
         ]
     return sorted([*kept, *rows], key=lambda r: (r["task"].lower(), r["plugin"]))
 
@@ -336,6 +362,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--jobs", type=int, default=1, help="tasks trained at once, one process each (1)"
+    )
+    parser.add_argument(
+        "--task", action="append", help="only these tasks (names); the other rows are kept"
+    )
+    parser.add_argument(
+        "--rl",
+        action="store_true",
+        help="also train the RL tasks (RL_RECIPES; needs the rl extra: stable-baselines3, "
+        "sb3-contrib)",
     )
     parser.add_argument(
         "--rescore",
@@ -365,9 +400,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.write_text(_markdown(rows, *_last_run(args.out)), encoding="utf-8")
         return 0
     torch.set_num_threads(args.threads)
-    specs = [s for s in neurogym.tasks() if not args.plugin or s.plugin in args.plugin]
+    specs = [
+        s
+        for s in neurogym.tasks()
+        if (not args.plugin or s.plugin in args.plugin) and (not args.task or s.name in args.task)
+    ]
     start = time.perf_counter()
-    calls = [(spec, args.seconds, args.eval_trials, args.check_every) for spec in specs]
+    calls = [(spec, args.seconds, args.eval_trials, args.check_every, args.rl) for spec in specs]
     if args.ray is None and args.jobs > 1:
         rows = _in_processes(calls, args.jobs)
     elif args.ray is None:
@@ -378,7 +417,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = on_ray(_row_one_thread, calls, address=args.ray or None)
     for row in rows:
         print(f"{row['task']}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
-    rows = _merge(store, rows, {spec.plugin for spec in specs})
+    covered: set[Any] = (
+        {(spec.name, spec.plugin) for spec in specs} if args.task else {s.plugin for s in specs}
+    )
+    rows = _merge(store, rows, covered)
     store.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     command = "python -m neurogym.train.learnability " + " ".join(argv or sys.argv[1:])
     text = _markdown(rows, command.strip(), time.perf_counter() - start)

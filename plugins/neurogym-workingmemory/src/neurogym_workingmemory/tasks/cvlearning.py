@@ -292,6 +292,20 @@ class CVLearning(ngym.TrialEnv):
             cur.trials_at_delay = 0
 
     # ------------------------------------------------------------------ trials
+    def ideal_observer(self, batch: Any) -> np.ndarray | None:
+        """Correct when the stronger summed channel (dims 1, 2) is the answer.
+
+        Stage 4's zero coherence is right half of the time and its low coherences are
+        noise-limited; stages 1-3 show the answer without noise. None in stage 0, where
+        there is no stimulus (either side may be paid).
+        """
+        stage = np.asarray(batch.trial["stage"])
+        if np.any(stage == 0):
+            return None
+        choice = 1 + batch.period_sum("stimulus", [1, 2]).argmax(1)
+        correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
+        return correct
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         self._record_stepped_trial()
         stage, cur = self.stage, self.curriculum

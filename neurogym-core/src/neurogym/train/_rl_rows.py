@@ -1,0 +1,236 @@
+"""Learnability rows of the tasks trained by reinforcement learning (stable-baselines3).
+
+Tasks without a ground truth (bandits, reaching with a pointer, a learning opponent) and
+tasks behind a step-level wrapper (``perceptualdecisionmaking.roitman02``'s reaction time)
+cannot be trained on supervised batches. Each gets a declared RL recipe (PPO or sb3-contrib's
+RecurrentPPO through :func:`neurogym.rl.as_sb3_vec_env`, a step budget) and an oracle: a
+scripted agent that plays the task as well as its inputs allow (or, where it must know a
+hidden variable, as well as knowing it allows: then it is an upper bound, and says so).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+import neurogym
+from neurogym.train._evaluate import evaluate, run_closed_loop, strict_criterion
+
+__all__ = ["RL_RECIPES", "RLRecipe", "rl_oracle", "rl_row"]
+
+_STEP = 0.05  # radians a pointer turns per action (the reaching and angle tasks)
+_RECURRENT_POLICY = {"lstm_hidden_size": 64, "shared_lstm": True, "enable_critic_lstm": False}
+
+
+@dataclasses.dataclass(frozen=True)
+class RLRecipe:
+    """How a task is trained with RL in the learnability table.
+
+    Attributes:
+        algorithm: ``"PPO"`` (stable-baselines3, ``MlpPolicy``) or ``"RecurrentPPO"``
+            (sb3-contrib, ``MlpLstmPolicy`` with one LSTM shared by actor and critic).
+        steps: Environment steps of training (summed over the parallel envs).
+        env_kwargs: Task arguments other than the defaults.
+        wrappers: Wrappers, e.g. ``("PassReward", "PassAction")`` for meta-RL.
+        carry_state: Evaluate with the recurrent state carried across trials (as trained
+            in one long episode).
+        why: Why the task needs this recipe (shown in the docs).
+    """
+
+    algorithm: str
+    steps: int
+    env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    wrappers: tuple[str, ...] = ()
+    carry_state: bool = False
+    why: str = ""
+
+
+_META = ("PassReward", "PassAction")
+
+#: The RL recipe of each task the table trains with reinforcement learning.
+RL_RECIPES: dict[str, RLRecipe] = {
+    "Bandit": RLRecipe(
+        "PPO",
+        50_000,
+        {"p": (0.2, 0.8)},
+        why="the default arms pay alike (p 0.5, 0.5): there is no better arm to learn; the "
+        "better arm is 1, so the always-0 baseline is not the optimum",
+    ),
+    "MatchingPenny": RLRecipe(
+        "RecurrentPPO",
+        300_000,
+        wrappers=_META,
+        carry_state=True,
+        why="the opponent exploits the agent's history: the policy needs its own",
+    ),
+    "DawTwoStep": RLRecipe(
+        "RecurrentPPO",
+        300_000,
+        wrappers=_META,
+        carry_state=True,
+        why="which state pays drifts across trials: it is learned from rewards",
+    ),
+    "Reaching1D": RLRecipe("PPO", 300_000, why="target and pointer are both visible"),
+    "Reaching1DWithSelfDistraction": RLRecipe(
+        "PPO", 300_000, why="target and pointer are both visible (on one ring)"
+    ),
+    "AngleReproduction": RLRecipe(
+        "RecurrentPPO", 300_000, why="the two angles must be remembered until the go periods"
+    ),
+    "perceptualdecisionmaking.roitman02": RLRecipe(
+        "PPO", 300_000, why="the stimulus stays on until the answer: no memory needed"
+    ),
+}
+
+
+def _turn_towards(pointer: float, target: float) -> int:
+    """The pointer action (0 stay, 1 +step, 2 -step) that brings ``pointer`` nearest ``target``."""
+    gap = (target - pointer + np.pi) % (2 * np.pi) - np.pi
+    if abs(gap) < _STEP / 2:
+        return 0
+    return 1 if gap > 0 else 2
+
+
+def _pointer(task: Any) -> float:
+    """The pointer's angle before this step (reaching calls it ``state``)."""
+    if task.t_ind == 0:
+        return float(np.pi)  # restarts with every trial
+    return float(task.pointer if hasattr(task, "pointer") else task.state)
+
+
+def _reach(task: Any) -> int:
+    """Turn towards the target while it is shown (the reach period); else stay."""
+    if not task.in_period("reach"):
+        return 0
+    return _turn_towards(_pointer(task), float(task.trial["ground_truth"]))
+
+
+def _reproduce(task: Any) -> int:
+    """Turn towards angle 1 once it was shown (stim1 on), towards angle 2 in go2."""
+    if task.in_period("fixation"):
+        return 0
+    which = "ground_truth2" if task.in_period("go2") else "ground_truth1"
+    return _turn_towards(_pointer(task), float(task.trial[which]))
+
+
+def _best_arm(task: Any) -> int:
+    """Pull the arm with the highest expected reward (the oracle knows the probabilities)."""
+    return int(np.argmax(np.asarray(task.p) * np.asarray(task.arm_rewards)))
+
+
+def _opponent(task: Any) -> int:
+    """Play the opponent's choice of this trial (an omniscient upper bound)."""
+    return int(task.trial["opponent_action"])
+
+
+def _high_state(task: Any) -> int:
+    """Stage 1: the action whose common transition leads to the high state (omniscient)."""
+    if task.t_ind > 0:
+        return 0  # stage 2: hold
+    return 1 if int(task.trial["hi_state"]) == 0 else 2
+
+
+def _ground_truth(task: Any) -> int:
+    return int(task.gt_now)
+
+
+#: Per task: the scripted agent (a function of the unwrapped task) and what it knows.
+_ORACLES: dict[str, tuple[Callable[[Any], int], str]] = {
+    "Bandit": (_best_arm, "pulls the best arm (knows the probabilities)"),
+    "MatchingPenny": (_opponent, "plays the opponent's choice (omniscient upper bound)"),
+    "DawTwoStep": (_high_state, "knows which state pays more (omniscient upper bound)"),
+    "Reaching1D": (_reach, "turns towards the target while it is shown"),
+    "Reaching1DWithSelfDistraction": (_reach, "turns towards the target while it is shown"),
+    "AngleReproduction": (_reproduce, "turns towards each angle once shown"),
+    "perceptualdecisionmaking.roitman02": (_ground_truth, "plays the ground truth"),
+}
+
+
+def rl_oracle(name: str, trials: int = 200, seed: int = 1) -> tuple[float, str]:
+    """Strict closed-loop score of the scripted agent of RL task ``name``, and what it knows.
+
+    Raises:
+        KeyError: The task has no declared oracle.
+    """
+    recipe, (play, knows) = RL_RECIPES[name], _ORACLES[name]
+    tasks: list[Any] = []
+
+    def make() -> Any:
+        env = neurogym.make(name, **dict(recipe.env_kwargs))
+        tasks.append(env.unwrapped)
+        return env
+
+    def act(obs: np.ndarray, state: Any, rng: Any) -> tuple[np.ndarray, Any]:
+        del obs, rng
+        return np.array([play(task) for task in tasks]), state
+
+    _, fixation = strict_criterion(neurogym.make(name, **dict(recipe.env_kwargs)))
+    run = run_closed_loop(make, act, trials, seed=seed, fixation_action=fixation)
+    return float(run.strict.mean()), knows
+
+
+def _learn(name: str, recipe: RLRecipe, seed: int = 0) -> Any:
+    from neurogym.rl import as_sb3_vec_env
+
+    env = as_sb3_vec_env(
+        name, 16, seed=seed, wrappers=list(recipe.wrappers), **dict(recipe.env_kwargs)
+    )
+    settings: dict[str, Any] = {
+        "n_steps": 128, "learning_rate": 1e-3, "ent_coef": 0.01, "seed": seed, "device": "cpu",
+    }  # fmt: skip
+    model: Any
+    if recipe.algorithm == "PPO":
+        from stable_baselines3 import PPO
+
+        model = PPO("MlpPolicy", env, batch_size=256, **settings)
+    else:
+        from sb3_contrib import RecurrentPPO
+
+        model = RecurrentPPO(
+            "MlpLstmPolicy", env, batch_size=512, n_epochs=4,
+            policy_kwargs=_RECURRENT_POLICY, **settings,
+        )  # fmt: skip
+    model.learn(recipe.steps)
+    return model
+
+
+def _unwrapped_ideal(name: str, recipe: RLRecipe, trials: int = 20_000) -> float | None:
+    """The ideal observer of the task's trials without its step-level wrappers, if any.
+
+    For roitman02 that is PerceptualDecisionMaking's observer over the whole stimulus: an
+    upper bound for an agent that may answer before the stimulus ends.
+    """
+    task: Any = neurogym.make(name, **dict(recipe.env_kwargs)).unwrapped
+    if not getattr(task, "has_groundtruth", True):
+        return None
+    correct = task.ideal_observer(neurogym.batch(task, trials, seed=0))
+    return None if correct is None else float(np.mean(correct))
+
+
+def rl_row(name: str, eval_trials: int) -> dict[str, Any]:
+    """Train task ``name`` with its RL recipe and score it like a supervised row."""
+    recipe = RL_RECIPES[name]
+    start = time.perf_counter()
+    model = _learn(name, recipe)
+    trained = time.perf_counter() - start
+    result = evaluate(model, eval_trials, seed=1, carry_state=recipe.carry_state)
+    oracle, knows = rl_oracle(name)
+    ideal = _unwrapped_ideal(name, recipe)
+    return {
+        "accuracy": result.accuracy,
+        "performance": result.performance,
+        "fixation_breaks": result.fixation_breaks,
+        "chance": result.chance_level,
+        "oracle": oracle,
+        "oracle_knows": knows,
+        "ideal": ideal,
+        "ceiling": oracle if ideal is None else min(oracle, ideal),
+        "steps": recipe.steps,
+        "trained": trained,
+        "rl": f"{recipe.algorithm}, {recipe.steps:,} steps"
+        + (f", {'+'.join(recipe.wrappers)}" if recipe.wrappers else ""),
+    }
