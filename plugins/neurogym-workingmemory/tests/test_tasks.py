@@ -96,12 +96,14 @@ def test_delay_match_sample_forced_variables_single_and_batch():
     np.testing.assert_array_equal(batch.trial["ground_truth"], [1, 2, 1])
 
 
-def test_delay_match_category_compares_categories():
-    env = seeded(DelayMatchCategory, seed=6, sigma=0.0, dim_ring=4)
+@pytest.mark.parametrize("dim_ring", [2, 4])
+def test_delay_match_category_compares_categories(dim_ring):
+    env = seeded(DelayMatchCategory, seed=6, sigma=0.0, dim_ring=dim_ring)
     batch = env.new_trials(400)
-    # Ring unit 2 sits at pi/2: above 0.5 exactly for directions in category 0, (0, pi).
-    sample_cat = (period_mean(batch, "sample", 2) < 0.5).astype(int)
-    test_cat = (period_mean(batch, "test", 2) < 0.5).astype(int)
+    # Ring unit 1 sits at 0: above 0.5 exactly for directions in category 0, (-pi/2, pi/2);
+    # on the default two-unit ring too (upstream's boundary at 0/pi was invisible there)
+    sample_cat = (period_mean(batch, "sample", 1) < 0.5).astype(int)
+    test_cat = (period_mean(batch, "test", 1) < 0.5).astype(int)
     np.testing.assert_array_equal(sample_cat, batch.trial["sample_category"])
     match = batch.trial["ground_truth"] == "match"
     np.testing.assert_array_equal(match, sample_cat == test_cat)
@@ -358,3 +360,13 @@ def test_memory_recall_bad_arguments(kwargs, message):
         MemoryRecall(**kwargs)
     with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
         MemoryRecall(foo=1)
+
+
+def test_delay_match_category_ideal_observer():
+    # noiseless: every category is visible on the default two-unit ring; with the default
+    # noise only directions near the boundary are in doubt
+    clean = neurogym.make("DelayMatchCategory", sigma=0.0)
+    assert clean.unwrapped.ideal_observer(neurogym.batch(clean, 2000, seed=0)).mean() == 1.0
+    noisy = neurogym.make("DelayMatchCategory")
+    score = noisy.unwrapped.ideal_observer(neurogym.batch(noisy, 20_000, seed=0)).mean()
+    assert 0.9 < score < 0.99

@@ -57,9 +57,8 @@ TASK_KWARGS: dict[str, dict[str, Any]] = {
 #: Per-task changes of the default recipe (TrainConfig fields, and ``budget``: a factor on the
 #: seconds per task), and why: the one place a task's recipe differs; shown in the table.
 RECIPES: dict[str, dict[str, Any]] = {
-    # a category boundary over the stimulus angle: stuck at chance in 30 s with 64 units in
-    # the 2026-11-25 table; twice the units
-    "DelayMatchCategory": {"hidden_size": 128},
+    # none needed at the 5-minute budget: DelayMatchCategory's 128 units (2026-11-25) were a
+    # workaround for inputs that could not tell its categories apart (fixed in the task)
 }
 
 

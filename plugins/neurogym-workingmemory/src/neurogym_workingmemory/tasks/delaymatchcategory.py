@@ -20,10 +20,19 @@ class DelayMatchCategory(ngym.TrialEnv):
     """Report whether a test direction belongs to the same category as a remembered sample.
 
     ## Description
-    Directions on a ring fall into two categories: ``[0, pi)`` (category 0) and ``[pi, 2 pi)``
-    (category 1). A sample direction is shown, then a delay, then a test direction; the agent
-    reports, while the test is on, whether both belong to the same category (Freedman & Assad
-    2006). Each direction is drawn uniformly within its category.
+    Directions on a ring fall into two categories split by the boundary through ``pi/2`` and
+    ``3 pi/2``: ``[-pi/2, pi/2)`` (category 0, mod ``2 pi``) and ``[pi/2, 3 pi/2)`` (category
+    1). A sample direction is shown, then a delay, then a test direction; the agent reports,
+    while the test is on, whether both belong to the same category (Freedman & Assad 2006,
+    whose boundary was also an arbitrary axis of the ring). Each direction is drawn uniformly
+    within its category.
+
+    Upstream 2.3.1 splits at ``0``/``pi`` instead. On its default two-unit ring (units at 0
+    and pi, inputs ``0.5 +- 0.5 cos(theta)``) a direction and its mirror image across that
+    boundary give the same input, so no agent can tell the categories apart and every
+    network stays at chance (0.52 after 5 minutes in the learnability table). The boundary
+    here lies across the axis that the ring shows, for every ``dim_ring``; a declared
+    difference.
 
     ## Trial structure (periods)
     ``fixation`` (500 ms) → ``sample`` (650 ms) → ``first_delay`` (1000 ms) → ``test``
@@ -59,7 +68,8 @@ class DelayMatchCategory(ngym.TrialEnv):
 
     ## Version history
     v0: as upstream NeuroGym 2.3.1 (defaults, spaces, names, periods, rewards, trial-dict
-    keys), except that ``trial_length_stats`` reports the true 27 steps (upstream said 28);
+    keys), except the category boundary (see above) and that ``trial_length_stats`` reports
+    the true 27 steps (upstream said 28);
     trials are generated batch-natively from the env's seeded generator, and the decision
     rule is declared, so vector envs step the task natively.
     """
@@ -96,6 +106,22 @@ class DelayMatchCategory(ngym.TrialEnv):
         )
         self.action_space = spaces.Discrete(3, name={"fixation": 0, "match": 1, "non-match": 2})
 
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """Says match when sample and test fall on the same side of the category boundary.
+
+        Each is categorised by its summed input's projection on the category axis (``cos
+        theta``: category 0 is ``cos > 0``); directions near the boundary are noise-limited.
+        """
+        axis = np.cos(self.theta)
+        stimulus = slice(1, 1 + len(self.theta))
+        sample = batch.period_sum("sample", stimulus) @ axis < 0
+        test = batch.period_sum("test", stimulus) @ axis < 0
+        said_match = sample == test
+        correct: np.ndarray = (said_match == (batch.trial["ground_truth"] == "match")).astype(
+            float
+        )
+        return correct
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
         match = ground_truth == "match"
@@ -104,8 +130,9 @@ class DelayMatchCategory(ngym.TrialEnv):
         sample_category = b.choice("sample_category", np.array([0, 1]))
         validate.integers_in_range(sample_category, "sample_category", 0, 1)
         test_category = np.where(match, sample_category, 1 - sample_category)
-        sample_theta = (sample_category + b.rng.random(b.n)) * np.pi
-        test_theta = (test_category + b.rng.random(b.n)) * np.pi
+        # each category spans half the ring from its start, -pi/2 (category 0) or pi/2 (1)
+        sample_theta = np.mod((sample_category + b.rng.random(b.n) - 0.5) * np.pi, 2 * np.pi)
+        test_theta = np.mod((test_category + b.rng.random(b.n) - 0.5) * np.pi, 2 * np.pi)
         b.add_period(["fixation", "sample", "first_delay", "test"])
         b.add_ob(1, ["fixation", "sample", "first_delay"], where="fixation")
         b.add_ob(ring(self.theta, sample_theta), "sample", where="stimulus")
