@@ -392,11 +392,20 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     from neurogym.train import yang19
 
     args = ["--minutes", "0.02", "--every", "0.01", "--eval-trials", "8", "--hidden", "16"]
-    status = yang19.main([*args, "--threads", "1", "--docs", str(tmp_path)])
+    small = ["--final-trials", "16", "--ceiling-trials", "2000"]
+    status = yang19.main([*args, *small, "--threads", "1", "--docs", str(tmp_path)])
     assert status == 1  # a second of training reaches 0.90 on no task
     text = (tmp_path / "yang19.md").read_text()
     assert all(f"| {name} |" in text for name in yang19.task_names())
-    assert "0 of 20 tasks reach 0.90" in text
+    assert "0 of 20 tasks reach their target" in text
+    record = json.loads((tmp_path / "yang19.json").read_text())
+    assert record["ceiling"]["go"] == 1.0  # no observer: the inputs decide every answer
+    assert 0.85 < record["ceiling"]["multidm"] < 0.95  # ties broken by a hidden jitter
+    assert yang19.targets(record["ceiling"])["multidm"] == record["ceiling"]["multidm"] - 0.02
+    assert "| 1.000 | 0.900 | no |" in text  # go: ceiling, target, not met
+    (tmp_path / "yang19.md").unlink()
+    assert yang19.main(["--rewrite", "--docs", str(tmp_path)]) == 0
+    assert (tmp_path / "yang19.md").read_text() == text
     points = json.loads((tmp_path / "yang19.json").read_text())["points"]
     assert len(points) >= 2
     assert set(points[-1]) >= {"step", "trials", "minutes", "dm1", "dnmc"}

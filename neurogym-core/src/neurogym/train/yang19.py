@@ -32,10 +32,31 @@ import neurogym
 from neurogym.train._evaluate import evaluate
 from neurogym.train._trainer import TrainConfig, TrainedModel, train
 
-__all__ = ["TARGET", "TASK_SET", "evaluate_per_task", "main"]
+__all__ = ["MARGIN", "TARGET", "TASK_SET", "ceilings", "evaluate_per_task", "main", "targets"]
 
 TASK_SET = "neurogym/yang19.all-v0"
-TARGET = 0.90  # strict accuracy on every task
+TARGET = 0.90  # strict accuracy on every task ...
+MARGIN = 0.02  # ... or within this of the task's ceiling, where the ceiling is lower
+
+
+def ceilings(trials: int = 20_000) -> dict[str, float]:
+    """Each task's ceiling on its inputs: its ideal observer's strict accuracy, or 1.0.
+
+    ``TrialEnv.ideal_observer`` of each single task (dm tasks: a matched filter that knows
+    both directions; multi tasks also lose the exact ties that a hidden jitter breaks).
+    """
+    from neurogym.train.learnability import ideal_ceiling
+
+    out = {}
+    for name in task_names():
+        ideal = ideal_ceiling(f"yang19.{name}", trials=trials)
+        out[name] = 1.0 if ideal is None else ideal
+    return out
+
+
+def targets(ceiling: dict[str, float]) -> dict[str, float]:
+    """Per task: 0.90, or the ceiling minus 0.02 where that is lower."""
+    return {name: min(TARGET, value - MARGIN) for name, value in ceiling.items()}
 
 
 def task_names() -> tuple[str, ...]:
@@ -90,9 +111,11 @@ class _Curves:
         )
 
 
-def _first_reaching(points: list[dict[str, Any]], name: str, key: str) -> float | None:
+def _first_reaching(
+    points: list[dict[str, Any]], name: str, key: str, target: float
+) -> float | None:
     for point in points:
-        if point[name]["accuracy"] >= TARGET:
+        if point[name]["accuracy"] >= target:
             return float(point[key])
     return None
 
@@ -119,8 +142,15 @@ def _figure(points: list[dict[str, Any]], names: Sequence[str], path: Path) -> N
     fig.savefig(path, dpi=110)
 
 
-def _markdown(points: list[dict[str, Any]], names: Sequence[str], meta: dict[str, Any]) -> str:
-    final = points[-1]
+def _markdown(
+    points: list[dict[str, Any]],
+    final: dict[str, Any],
+    ceiling: dict[str, float],
+    meta: dict[str, Any],
+) -> str:
+    names = list(ceiling)
+    goal = targets(ceiling)
+    last = points[-1]
     lines = [
         "# Yang et al. (2019) reproduced on a CPU",
         "",
@@ -128,30 +158,42 @@ def _markdown(points: list[dict[str, Any]], names: Sequence[str], meta: dict[str
         "tasks, drawn uniformly, with the one-hot rule input), evaluated closed loop on each task",
         "with the strict criterion of `neurogym.train.evaluate`: fixation held on every step",
         "before the response, then the correct response (a withheld no-go trial is correct).",
-        f"Target: strict accuracy >= {TARGET:.2f} on every task.",
+        f"Target: strict accuracy >= {TARGET:.2f} on every task, or within {MARGIN:.2f} of the",
+        "task's ceiling where that is lower. The *ceiling* is the task's ideal observer on its",
+        "inputs (`TrialEnv.ideal_observer`, 20,000 trials): the dm tasks' weakest coherences are",
+        "noise-limited, and the multi tasks break exact ties of their two modalities with a",
+        "hidden jitter (half of those trials are lost to any observer).",
         "",
         f"- Command: `{meta['command']}` (`python3 run.py nox -s yang19`).",
         f"- Recipe: {meta['recipe']}.",
-        f"- Budget: {meta['minutes']:.0f} minutes of training ({final['trials']:,} trials, "
-        f"{final['step']:,} steps); evaluation every {meta['every']:.0f} min, "
-        f"{meta['eval_trials']} trials per task (seed 1), not counted in the budget.",
+        f"- Budget: {meta['minutes']:.0f} minutes of training ({last['trials']:,} trials, "
+        f"{last['step']:,} steps); learning curves: every {meta['every']:.0f} min, "
+        f"{meta['eval_trials']} trials per task (seed 1); the final scores: "
+        f"{meta['final_trials']} trials per task (seed 2). Evaluation is not counted in the "
+        "budget.",
         f"- Machine: {meta['machine']}.",
         "",
-        "| task | strict accuracy | fixation breaks | minutes to 0.90 | trials to 0.90 |",
-        "|---|---|---|---|---|",
+        "| task | strict accuracy | ceiling | target | met | fixation breaks "
+        "| minutes to target | trials to target |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name in names:
-        minutes = _first_reaching(points, name, "minutes")
-        trials = _first_reaching(points, name, "trials")
+        minutes = _first_reaching(points, name, "minutes", goal[name])
+        trials = _first_reaching(points, name, "trials", goal[name])
+        score = final[name]["accuracy"]
         lines.append(
-            f"| {name} | {final[name]['accuracy']:.3f} | {final[name]['fixation_breaks']:.3f} "
-            f"| {'-' if minutes is None else f'{minutes:.1f}'} "
+            f"| {name} | {score:.3f} | {ceiling[name]:.3f} | {goal[name]:.3f} "
+            f"| {'yes' if score >= goal[name] else 'no'} "
+            f"| {final[name]['fixation_breaks']:.3f} "
+            f"| {'-' if minutes is None else f'{minutes:.0f}'} "
             f"| {'-' if trials is None else f'{trials:,.0f}'} |"
         )
-    reached = [n for n in names if final[n]["accuracy"] >= TARGET]
+    reached = [n for n in names if final[n]["accuracy"] >= goal[n]]
     lines += [
         "",
-        f"{len(reached)} of {len(names)} tasks reach {TARGET:.2f} at the end of the budget.",
+        f"{len(reached)} of {len(names)} tasks reach their target at the end of the budget "
+        "(minutes and trials to target are read off the learning curves, whose 200-trial "
+        "scores have a standard error of about 0.02 near 0.9).",
         "",
         "![learning curves per task](figures/yang19_learning.png)",
         "",
@@ -159,19 +201,48 @@ def _markdown(points: list[dict[str, Any]], names: Sequence[str], meta: dict[str
     return "\n".join(lines)
 
 
+def _write(docs: Path, record: dict[str, Any]) -> str:
+    """Writes yang19.json, the figure and yang19.md from ``record``; returns the page."""
+    docs.mkdir(parents=True, exist_ok=True)
+    (docs / "figures").mkdir(exist_ok=True)
+    (docs / "yang19.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    names = list(record["ceiling"])
+    _figure(record["points"], names, docs / "figures" / "yang19_learning.png")
+    text = _markdown(record["points"], record["final"], record["ceiling"], record["meta"])
+    (docs / "yang19.md").write_text(text, encoding="utf-8")
+    return text
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, evaluate as it goes, write the page; returns 1 if a task missed the target."""
     parser = argparse.ArgumentParser(prog="python -m neurogym.train.yang19", description=__doc__)
     parser.add_argument("--minutes", type=float, default=60.0, help="training budget (60)")
     parser.add_argument("--every", type=float, default=5.0, help="minutes between evaluations")
-    parser.add_argument("--eval-trials", type=int, default=200, help="trials per task (200)")
+    parser.add_argument(
+        "--eval-trials", type=int, default=200, help="trials per task, learning curves (200)"
+    )
+    parser.add_argument(
+        "--final-trials", type=int, default=1000, help="trials per task, final scores (1000)"
+    )
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (2)")
+    parser.add_argument(
+        "--ceiling-trials", type=int, default=20_000, help="trials per ideal observer (20000)"
+    )
     parser.add_argument("--docs", type=Path, default=Path("docs"), help="where to write (docs)")
+    parser.add_argument(
+        "--rewrite",
+        action="store_true",
+        help="no training: rewrite the page and figure from DOCS/yang19.json",
+    )
     args = parser.parse_args(argv)
+    if args.rewrite:
+        record = json.loads((args.docs / "yang19.json").read_text(encoding="utf-8"))
+        print(_write(args.docs, record))
+        return 0
     torch.set_num_threads(args.threads)
     config = TrainConfig(
         hidden_size=args.hidden,
@@ -184,9 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     model = train(TASK_SET, config, progress=False, callback=curves)
     steps = len(model.history["step"])
     curves.add(model, steps, model.history["seconds"][-1])
-    names = task_names()
-    args.docs.mkdir(parents=True, exist_ok=True)
-    (args.docs / "figures").mkdir(exist_ok=True)
+    model.network.eval()
+    final = evaluate_per_task(model, args.final_trials, seed=2)
     meta = {
         "command": "python -m neurogym.train.yang19 " + " ".join(argv or sys.argv[1:]),
         "recipe": (
@@ -197,19 +267,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "minutes": args.minutes,
         "every": args.every,
         "eval_trials": args.eval_trials,
+        "final_trials": args.final_trials,
         "machine": f"{platform.platform()}, {os.cpu_count()} CPU cores, Python "
         f"{platform.python_version()}, torch {torch.__version__}",
         "date": time.strftime("%Y-%m-%d"),
     }
-    (args.docs / "yang19.json").write_text(
-        json.dumps({"meta": meta, "points": curves.points}, indent=1) + "\n", encoding="utf-8"
-    )
-    _figure(curves.points, names, args.docs / "figures" / "yang19_learning.png")
-    text = _markdown(curves.points, names, meta)
-    (args.docs / "yang19.md").write_text(text, encoding="utf-8")
-    print(text)
-    final = curves.points[-1]
-    return 0 if all(final[n]["accuracy"] >= TARGET for n in names) else 1
+    ceiling = ceilings(args.ceiling_trials)
+    record = {"meta": meta, "ceiling": ceiling, "final": final, "points": curves.points}
+    print(_write(args.docs, record))
+    goal = targets(ceiling)
+    return 0 if all(final[n]["accuracy"] >= goal[n] for n in goal) else 1
 
 
 if __name__ == "__main__":
