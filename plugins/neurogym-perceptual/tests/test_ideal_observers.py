@@ -49,3 +49,11 @@ def test_msi_and_delay_response_observers_are_perfect_without_noise():
     coh = data.trial["coh"]
     correct = delayed.unwrapped.ideal_observer(data)
     assert correct[coh > 0].all()
+
+
+def test_hierarchical_reasoning_observer_must_guess_the_uncued_rule():
+    # blocks of 10-20 trials alternate the rule, which no input shows: about half are lost
+    assert observer("HierarchicalReasoning").mean() == pytest.approx(0.5, abs=0.03)
+    # with the rule known (one rule throughout), the interval judgement is certain at dt 100
+    one_rule = observer("HierarchicalReasoning", 4000, rule=np.zeros(4000, dtype=int))
+    assert one_rule.mean() == 1.0

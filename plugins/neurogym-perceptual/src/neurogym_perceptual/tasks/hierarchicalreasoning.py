@@ -168,6 +168,20 @@ class HierarchicalReasoning(ngym.TrialEnv):
         return super().reset(seed=seed, options=options)
 
     # ------------------------------------------------------------------ trials
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """Without memory of earlier trials, the rule is a guess: the more frequent one.
+
+        No input shows the rule (the animal infers it from feedback across trials), so an
+        observer whose state restarts every trial, or that is trained on independent trials,
+        reports the batch's more frequent rule; the interval judgement is then certain, except
+        for a delay equal to the threshold (a hidden coin flip).
+        """
+        rule = np.asarray(batch.trial["rule"])
+        guess = int(np.mean(rule) > 0.5)
+        judged = np.where(np.asarray(batch.trial["interval"]) == self.mid_delay, 0.5, 1.0)
+        correct: np.ndarray = (rule == guess) * judged
+        return correct
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         rules = self._next_rules(b.rng, b.n)
         rule = b.set_param("rule", kwargs.get("rule", rules))
