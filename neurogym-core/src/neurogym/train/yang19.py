@@ -169,7 +169,8 @@ def _markdown(
         f"- Budget: {meta['minutes']:.0f} minutes of training ({last['trials']:,} trials, "
         f"{last['step']:,} steps); learning curves: every {meta['every']:.0f} min, "
         f"{meta['eval_trials']} trials per task (seed 1); the final scores: "
-        f"{meta['final_trials']} trials per task (seed 2). Evaluation is not counted in the "
+        f"{meta['final_trials']} trials per task (seed {meta.get('final_seed', 2)}). Evaluation "
+        "is not counted in the "
         "budget.",
         f"- Machine: {meta['machine']}.",
         "",
