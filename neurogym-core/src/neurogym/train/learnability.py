@@ -35,6 +35,7 @@ from neurogym.wrappers import MultiEnvs
 
 __all__ = [
     "LEARNED_FRACTION",
+    "NOTES",
     "RECIPES",
     "TASK_KWARGS",
     "ideal_ceiling",
@@ -60,6 +61,10 @@ RECIPES: dict[str, dict[str, Any]] = {
     # none needed at the 5-minute budget: DelayMatchCategory's 128 units (2026-11-25) were a
     # workaround for inputs that could not tell its categories apart (fixed in the task)
 }
+
+
+#: For each task that stays below the bar: what was tried, and why it fails.
+NOTES: dict[str, str] = {}
 
 
 def recipe(name: str, seconds: float) -> TrainConfig:
@@ -270,11 +275,12 @@ def _last_run(path: Path) -> tuple[str, float]:
     return found.group(1), 60.0 * float(found.group(2))
 
 
-def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
-    def num(row: dict[str, Any], key: str) -> str:
-        return f"{row[key]:.3f}" if row.get(key) is not None else ""
+def _num(row: dict[str, Any], key: str) -> str:
+    return f"{row[key]:.3f}" if row.get(key) is not None else ""
 
-    lines = [
+
+def _header(command: str, elapsed: float) -> list[str]:
+    return [
         "# Learnability",
         "",
         "Every task of every installed plugin, trained with one recipe and budget and evaluated",
@@ -283,24 +289,31 @@ def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
         "scored by their own criterion use the env's performance); *env perf.* is the env's own",
         '`info["performance"]`. *chance* is the better of a random and a fixation-only policy',
         "measured the same way; *oracle* is a scripted agent that plays the ground truth;",
-        "*ceiling* is the oracle, or the task's ideal observer where its inputs leave answers",
-        "undetermined (noise, zero coherence, a hidden context, ties; `TrialEnv.ideal_observer`,",
-        "whose docstring in each task says what the observer knows), 20,000 trials. A",
-        f"task is *learned* when the network closes {LEARNED_FRACTION:.0%} of the gap from",
-        "chance to the ceiling.",
+        "*ideal* is the task's ideal observer where its inputs leave answers undetermined",
+        "(noise, zero coherence, a hidden context or rule, ties: `TrialEnv.ideal_observer`, whose",
+        "docstring in each task says what the observer knows; 20,000 trials); *ceiling* is the",
+        f"lower of the two. A task is *learned* when the network closes {LEARNED_FRACTION:.0%}",
+        "of the gap from chance to the ceiling.",
         "",
         "- Command: `python3 run.py nox -s learn` (all installed plugins), or per family "
-        f"`... -- --plugin NAME`, which keeps the other rows; the last run: `{command}` "
-        f"({elapsed / 60:.0f} min).",
-        "- Recipe: GRU, 64 units, Adam lr 0.003, batches of 32 trials (`neurogym.batch`), "
-        "at most *budget* seconds of training per task on one torch thread, seed 0 (weights "
-        "and trials), loss over every step up to the response. Every 30 training seconds a "
-        f"check evaluation ({CHECK_TRIALS} trials, seed 2) ends training once the bar is "
-        "cleared; *trained* is the training time used. Evaluation: 500 other trials, "
-        "seed 1. "
-        "Task arguments other than the defaults are shown next to the task (`TASK_KWARGS`), "
-        "per-task recipe changes in brackets (`RECIPES`, `budget` multiplies the seconds); "
+        "`... -- --plugin NAME` or per task `... -- --task NAME`, which keep the other rows "
+        "(each row has its date); `... -- --rescore` recomputes ceilings and statuses without "
+        f"training. The last run: `{command}` ({elapsed / 60:.0f} min).",
+        "- Supervised recipe: GRU, 64 units, Adam lr 0.003, batches of 32 trials "
+        "(`neurogym.batch`), at most *budget* seconds of training per task on one torch "
+        "thread (two tasks at a time on 2 cores), seed 0 (weights and trials), loss over every "
+        "step up to the response. Every 30 training seconds a check evaluation "
+        f"({CHECK_TRIALS} trials, seed 2) ends training once the bar is cleared; *trained* is "
+        "the training time used. Evaluation: 500 other trials, seed 1, the network's state "
+        "restarting at every trial. Task arguments other than the defaults are shown next to "
+        "the task (`TASK_KWARGS`), per-task recipe changes in brackets (`RECIPES`); "
         "`neurogym/train/learnability.py` says why for each.",
+        "- RL recipe (tasks without a ground truth, or behind a step-level wrapper): "
+        "stable-baselines3 PPO or sb3-contrib RecurrentPPO (`RL_RECIPES` in "
+        "`neurogym/train/_rl_rows.py`, with the reason for each), 16 envs, the budget in "
+        "steps; evaluated the same way (with the state carried across trials where trained "
+        "so). Their *oracle* is a scripted agent; where it must know a hidden variable (the "
+        "opponent's choice, the rewarded state) it is an upper bound, not a reachable score.",
         f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, Python "
         f"{platform.python_version()}, torch {torch.__version__}, numpy {np.__version__}.",
         "",
@@ -308,19 +321,41 @@ def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
         "| trained | budget | date | status |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for row in rows:
-        args = ", ".join(f"{k}={v!r}" for k, v in row.get("env_kwargs", {}).items())
-        task = f"{row['task']} ({args})" if args else row["task"]
-        changes = ", ".join(f"{k}={v!r}" for k, v in row.get("recipe", {}).items())
-        task = f"{task} [{changes}]" if changes else task
-        lines.append(
-            f"| {task} | {row['plugin']} | {num(row, 'accuracy')} | {num(row, 'performance')} "
-            f"| {num(row, 'chance')} "
-            f"| {num(row, 'oracle')} | {num(row, 'ideal')} | {num(row, 'ceiling')} "
-            f"| {row.get('steps', '')} "
-            f"| {_seconds(row.get('trained'))} | {row.get('rl') or _seconds(row.get('seconds'))} "
-            f"| {row['date']} | {row['status']} |"
-        )
+
+
+def _table_row(row: dict[str, Any]) -> str:
+    args = ", ".join(f"{k}={v!r}" for k, v in row.get("env_kwargs", {}).items())
+    task = f"{row['task']} ({args})" if args else row["task"]
+    changes = ", ".join(f"{k}={v!r}" for k, v in row.get("recipe", {}).items())
+    task = f"{task} [{changes}]" if changes else task
+    budget = row.get("rl") or _seconds(row.get("seconds"))
+    return (
+        f"| {task} | {row['plugin']} | {_num(row, 'accuracy')} | {_num(row, 'performance')} "
+        f"| {_num(row, 'chance')} | {_num(row, 'oracle')} | {_num(row, 'ideal')} "
+        f"| {_num(row, 'ceiling')} | {row.get('steps', '')} | {_seconds(row.get('trained'))} "
+        f"| {budget} | {row['date']} | {row['status']} |"
+    )
+
+
+def _summary(rows: list[dict[str, Any]]) -> list[str]:
+    scored = [row for row in rows if "accuracy" in row]
+    learned = [row for row in scored if row["status"] == "learned"]
+    missed = [row for row in scored if row["status"] != "learned"]
+    lines = ["", f"**{len(learned)} of {len(scored)} scored tasks learned.**"]
+    unscored = [row["task"] for row in rows if "accuracy" not in row]
+    if unscored:
+        lines.append(f"Not scored: {', '.join(unscored)} (see their status).")
+    if missed:
+        lines += ["", "## Not learned, and why", ""]
+        for row in missed:
+            note = NOTES.get(row["task"], "not investigated yet")
+            lines.append(f"- **{row['task']}** ({_num(row, 'accuracy')} of "
+                         f"{_num(row, 'ceiling')}): {note}")  # fmt: skip
+    return lines
+
+
+def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
+    lines = _header(command, elapsed) + [_table_row(row) for row in rows] + _summary(rows)
     return "\n".join(lines) + "\n"
 
 
