@@ -47,3 +47,36 @@ def test_a_refused_forced_value_keeps_the_current_trial():
     assert reward == 0.0
     assert not info["new_trial"]
     assert env.t_ind == 2
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        ("1", TypeError, r"rewards\['correct'\] of _TwoChoice must be a finite number, got '1'"),
+        (float("nan"), ValueError, r"rewards\['correct'\] of _TwoChoice must be a finite"),
+        (float("inf"), ValueError, r"got inf"),
+        ([1, 2], TypeError, r"got \[1, 2\]"),
+        (True, TypeError, r"got True"),
+    ],
+)
+def test_a_reward_that_is_not_a_finite_number_is_refused(value, error, message):
+    env = _TwoChoice()
+    with pytest.raises(error, match=message):
+        env.rewards.update({"correct": value})
+    with pytest.raises(error, match=message):
+        env.rewards["correct"] = value
+    assert env.rewards["correct"] == 1.0  # unchanged
+
+
+def test_rewards_must_be_a_mapping_and_are_stored_as_floats():
+    env = _TwoChoice()
+    with pytest.raises(TypeError, match=r"must be a mapping of reward names.*got \[1\]"):
+        env.rewards.update([1])
+    env.rewards.update({"correct": np.int64(2)})
+    assert type(env.rewards["correct"]) is float
+    env.reset(seed=0)
+    env.step(0)
+    env.step(0)
+    _, reward, *_ = env.step(env.trial["ground_truth"])
+    assert type(reward) is float
+    assert reward == 2.0

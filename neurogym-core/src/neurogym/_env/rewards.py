@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from neurogym.validate import check_keys
+from neurogym.validate import check_keys, number
 
 __all__ = ["CheckedRewards", "RewardDict"]
 
@@ -39,22 +39,34 @@ class RewardDict(dict[str, Any]):
         optional: Iterable[str] = (),
         owner: str = "",
     ) -> None:
-        super().__init__(values or {})
         self.optional = tuple(optional)
         self.owner = owner
+        super().__init__({key: self._checked(key, value) for key, value in (values or {}).items()})
         self.version = next(_versions)
         """A new int object after every change: what was derived from the rewards (the
         outcome table of ``TrialEnv._step``) is current while it ``is`` the same."""
 
+    def _checked(self, key: str, value: Any) -> float:
+        """``value`` as a float; a reward that is not a finite real number raises."""
+        return number(value, f"rewards[{key!r}] of {self.owner or 'this task'}")
+
     def update(self, *args: Any, **kwargs: Any) -> None:
-        """Overrides rewards; a key that is neither a default nor optional raises."""
+        """Overrides rewards; an unknown key or a value that is not a finite number raises.
+
+        Known keys are the defaults and the optional ones; values are stored as floats.
+        """
+        if args and not isinstance(args[0], Mapping):
+            raise TypeError(
+                f"rewards of {self.owner or 'this task'} must be a mapping of reward names to "
+                f"numbers (e.g. {{'correct': 1.0}}), got {args[0]!r}"
+            )
         other: dict[str, Any] = dict(*args, **kwargs)
         check_keys(other, self, self.optional, f"rewards of {self.owner or 'this task'}")
-        super().update(other)
+        super().update({key: self._checked(key, value) for key, value in other.items()})
         self.version = next(_versions)
 
     def __setitem__(self, key: str, value: Any) -> None:
-        super().__setitem__(key, value)
+        super().__setitem__(key, self._checked(key, value))
         self.version = next(_versions)
 
     def __delitem__(self, key: str) -> None:
@@ -79,6 +91,8 @@ class RewardDict(dict[str, Any]):
     def setdefault(self, key: str, default: Any = None) -> Any:
         """``dict.setdefault``."""
         self.version = next(_versions)
+        if key not in self:
+            default = self._checked(key, default)
         return super().setdefault(key, default)
 
     def __ior__(self, other: Any) -> RewardDict:  # type: ignore[override,misc]
