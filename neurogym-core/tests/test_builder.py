@@ -992,8 +992,8 @@ def test_a_period_that_floors_to_zero_warns_once_per_env():
 
 
 def test_an_empty_period_in_some_trials_warns():
-    timing = {"cue": ("choice", [50, 200])}
-    env = BatchTask(lambda b: b.add_period("cue"), timing)
+    timing = {"cue": ("choice", [50, 200]), "go": 100}
+    env = BatchTask(lambda b: b.add_period(["cue", "go"]), timing)
     env.rng = np.random.default_rng(0)
     with pytest.warns(
         EmptyPeriodWarning, match=r"period 'cue' \(timing \('choice', \[50, 200\]\)\)"
@@ -1002,14 +1002,33 @@ def test_an_empty_period_in_some_trials_warns():
 
 
 def test_each_empty_period_warns_separately_in_single_trials():
-    timing = {"a": 30, "b": 60}
-    env = SingleTask(lambda e: e.add_period(["a", "b"]), timing)
+    timing = {"a": 30, "b": 60, "c": 100}
+    env = SingleTask(lambda e: e.add_period(["a", "b", "c"]), timing)
     with pytest.warns(EmptyPeriodWarning) as record:
         env.reset(seed=0)
     assert sorted(str(r.message).split("'")[1] for r in record) == ["a", "b"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         env.new_trial()
+
+
+def test_a_trial_without_steps_is_refused_in_batches_and_single_trials():
+    timing = {"a": 30, "b": 60}
+    message = (
+        r"BatchTask generated a trial without steps: its periods \(a, b\) last less than one "
+        r"step of dt=100 ms \(timing \{'a': 30, 'b': 60\}\); lower dt or lengthen the timing"
+    )
+    env = BatchTask(lambda b: b.add_period(["a", "b"]), timing)
+    env.rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyPeriodWarning)
+        with pytest.raises(ValueError, match=message):
+            env.new_trials(3)
+        with pytest.raises(ValueError, match=message):
+            env.reset(seed=0)
+        single = SingleTask(lambda e: e.add_period(["a", "b"]), timing)
+        with pytest.raises(ValueError, match=message.replace("BatchTask", "SingleTask")):
+            single.reset(seed=0)
 
 
 # =========================================================================== errors

@@ -17,6 +17,7 @@ from neurogym._env.current import CurrentTrial
 from neurogym._env.overrides import Overrides
 from neurogym._env.prefetch import TrialPool
 from neurogym._env.rewards import CheckedRewards
+from neurogym._trials.batch import refuse_empty_trials
 from neurogym._trials.builder import BatchBuilder, TrialBatch
 from neurogym._trials.stack import loop_trials
 from neurogym._trials.variables import RecordOnly
@@ -276,6 +277,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             finally:
                 self._current = previous
         current.sync_arrays()
+        if builder.start_t:  # a trial defined by periods has steps
+            refuse_empty_trials(self, builder.lengths, list(builder.start_t), self.dt)
         self._derive_step_tables(current)
         return current
 

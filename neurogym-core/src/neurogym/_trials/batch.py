@@ -15,6 +15,7 @@ __all__ = [
     "concat_rows",
     "exact_cast",
     "gt_by_step",
+    "refuse_empty_trials",
     "scatter_rows",
 ]
 
@@ -253,3 +254,18 @@ def _put(sel: np.ndarray, value: Any, at: np.ndarray, reset: bool) -> None:
         sel[at] = value
     else:
         sel[at] += value
+
+
+def refuse_empty_trials(env: Any, lengths: np.ndarray, periods: list[str], dt: float) -> None:
+    """Raises if a trial defined by ``periods`` has no step (one rule, every path).
+
+    Single envs, batches and vector envs all build trials here; tasks without periods
+    (``Null``, ``Bandit``) do not call it.
+    """
+    if np.any(np.asarray(lengths) < 1):
+        timing = getattr(env, "timing", None)
+        raise ValueError(
+            f"{type(env).__name__} generated a trial without steps: its periods "
+            f"({', '.join(periods)}) last less than one step of dt={dt:g} ms "
+            f"(timing {dict(timing) if timing else {}!r}); lower dt or lengthen the timing"
+        )

@@ -18,6 +18,7 @@ from neurogym._trials.batch import (
     TrialBatch,
     _apply,
     action_table,
+    refuse_empty_trials,
     scatter_rows,
 )
 from neurogym._trials.rowrng import RowGenerators
@@ -566,6 +567,8 @@ class BatchBuilder(TrialVariables):
         names = list(self.start_t)
         times, steps = self._period_columns([*self.start_t.values(), *self.end_t.values()])
         p = len(names)
+        if p:
+            refuse_empty_trials(self.env, self.lengths, names, self.dt)
         return TrialBatch(
             ob=self._ob,
             gt=self._gt,
