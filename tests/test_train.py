@@ -428,6 +428,16 @@ def test_ideal_ceilings_and_rescoring_the_stored_rows():
     assert learnability.rescore([untrained]) == [untrained]
 
 
+def test_a_task_sets_ceiling_averages_its_tasks_ceilings():
+    from neurogym.train import learnability, yang19
+
+    singles = [learnability.ideal_ceiling(f"yang19.{n}", 4000) for n in yang19.task_names()]
+    expected = np.mean([1.0 if value is None else value for value in singles])
+    assert 0.95 < expected < 1  # the dm tasks are noise-limited
+    both = learnability.ideal_ceiling("yang19.all", trials=20 * 4000)
+    assert both == pytest.approx(expected, abs=0.005)
+
+
 def test_rl_oracles_score_what_their_tasks_allow():
     from neurogym.train._rl_rows import RL_RECIPES, rl_oracle
 

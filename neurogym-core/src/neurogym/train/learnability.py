@@ -106,10 +106,25 @@ def ideal_ceiling(
 
     The mean of :meth:`neurogym.TrialEnv.ideal_observer` over a batch; None when the task
     declares none (its inputs determine every answer: the ground-truth agent is the ceiling).
+    A task set's ceiling is its tasks' ceilings (1 where a task has no observer) weighted by
+    how often each is drawn.
     """
     env = neurogym.make(task_id, **(env_kwargs or {}))
-    data = neurogym.batch(env, trials, seed=seed)
-    correct = _active_task(env).ideal_observer(data)
+    task_set = next((link for link in iter_chain(env) if isinstance(link, MultiEnvs)), None)
+    if task_set is None:
+        return _observed(env, trials, seed)
+    parts = [_observed(sub, trials // len(task_set.envs) + 1, seed) for sub in task_set.envs]
+    if all(part is None for part in parts):
+        return None
+    schedule = getattr(task_set, "schedule", None)
+    weights = getattr(schedule, "p", None)
+    if weights is None:
+        weights = np.full(len(parts), 1 / len(parts))
+    return float(np.dot(weights, [1.0 if part is None else part for part in parts]))
+
+
+def _observed(env: Any, trials: int, seed: int) -> float | None:
+    correct = env.unwrapped.ideal_observer(neurogym.batch(env, trials, seed=seed))
     return None if correct is None else float(np.mean(correct))
 
 
