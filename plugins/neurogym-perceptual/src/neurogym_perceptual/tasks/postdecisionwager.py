@@ -10,7 +10,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, spaces, validate
-from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_stimulus
+from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_scores, ring_stimulus
 
 __all__ = ["PostDecisionWager"]
 
@@ -132,6 +132,17 @@ class PostDecisionWager(ngym.TrialEnv):
             2 + dim_ring,
             name={"fixation": 0, "choice": range(1, dim_ring + 1), "sure": dim_ring + 1},
         )
+
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """Correct when the summed stimulus evidence names the answer (never the sure bet).
+
+        The strict criterion counts a correct choice only. The stimulus is short (a truncated exponential of mean 180 ms) and noisy, so most
+        low-coherence trials are in doubt.
+        """
+        evidence = batch.period_sum("stimulus", slice(1, 1 + len(self.theta)))
+        choice = ring_scores(evidence, self.theta).argmax(1)
+        correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
+        return correct
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         wager = b.choice("wager", self.wagers).astype(bool)
