@@ -57,3 +57,11 @@ def test_hierarchical_reasoning_observer_must_guess_the_uncued_rule():
     # with the rule known (one rule throughout), the interval judgement is certain at dt 100
     one_rule = observer("HierarchicalReasoning", 4000, rule=np.zeros(4000, dtype=int))
     assert one_rule.mean() == 1.0
+
+
+def test_post_decision_wager_observer_is_perfect_without_noise_and_limited_with_it():
+    clean = observer("PostDecisionWager", 4000, sigma=0.0)
+    coh = neurogym.batch("PostDecisionWager", 4000, seed=0).trial["coh"]
+    assert clean[coh > 0].all()
+    assert clean[coh == 0].mean() == pytest.approx(0.5, abs=0.05)
+    assert 0.7 < observer("PostDecisionWager").mean() < 0.85  # one or two noisy steps

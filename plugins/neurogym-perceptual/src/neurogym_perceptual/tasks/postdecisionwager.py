@@ -136,8 +136,8 @@ class PostDecisionWager(ngym.TrialEnv):
     def ideal_observer(self, batch: Any) -> np.ndarray:
         """Correct when the summed stimulus evidence names the answer (never the sure bet).
 
-        The strict criterion counts a correct choice only. The stimulus is short (a truncated exponential of mean 180 ms) and noisy, so most
-        low-coherence trials are in doubt.
+        The strict criterion counts a correct choice only. The stimulus is short (a truncated
+        exponential of mean 180 ms) and noisy, so most low-coherence trials are in doubt.
         """
         evidence = batch.period_sum("stimulus", slice(1, 1 + len(self.theta)))
         choice = ring_scores(evidence, self.theta).argmax(1)
