@@ -16,7 +16,6 @@ import json
 import math
 import os
 import platform
-import re
 import sys
 import time
 from collections.abc import Sequence
@@ -287,20 +286,23 @@ def _status(accuracy: float, chance: float, ceiling: float) -> str:
     return "not learned within the budget"
 
 
-def _last_run(path: Path) -> tuple[str, float]:
-    """The command and minutes of the run that wrote the table at ``path`` (for --rescore)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    found = re.search(r"the last run: `([^`]*)` \((\d+) min\)", text)
-    if found is None:
-        return "python -m neurogym.train.learnability", 0.0
-    return found.group(1), 60.0 * float(found.group(2))
+def _runs(rows: list[dict[str, Any]]) -> str:
+    """The runs that wrote the rows: command, minutes and how many rows each wrote."""
+    counts: dict[tuple[str, float], int] = {}
+    for row in rows:
+        run = row.get("run") or {"command": "an earlier run", "minutes": 0.0}
+        key = (run["command"], float(run["minutes"]))
+        counts[key] = counts.get(key, 0) + 1
+    return "; ".join(
+        f"`{cmd}` ({minutes:.0f} min, {n} rows)" for (cmd, minutes), n in counts.items()
+    )
 
 
 def _num(row: dict[str, Any], key: str) -> str:
     return f"{row[key]:.3f}" if row.get(key) is not None else ""
 
 
-def _header(command: str, elapsed: float) -> list[str]:
+def _header(runs: str) -> list[str]:
     return [
         "# Learnability",
         "",
@@ -319,7 +321,7 @@ def _header(command: str, elapsed: float) -> list[str]:
         "- Command: `python3 run.py nox -s learn` (all installed plugins), or per family "
         "`... -- --plugin NAME` or per task `... -- --task NAME`, which keep the other rows "
         "(each row has its date); `... -- --rescore` recomputes ceilings and statuses without "
-        f"training. The last run: `{command}` ({elapsed / 60:.0f} min).",
+        f"training. The rows come from: {runs}.",
         "- Supervised recipe: GRU, 64 units, Adam lr 0.003, batches of 32 trials "
         "(`neurogym.batch`), at most *budget* seconds of training per task on one torch "
         "thread (two tasks at a time on 2 cores), seed 0 (weights and trials), loss over every "
@@ -376,8 +378,8 @@ def _summary(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _markdown(rows: list[dict[str, Any]], command: str, elapsed: float) -> str:
-    lines = _header(command, elapsed) + [_table_row(row) for row in rows] + _summary(rows)
+def _markdown(rows: list[dict[str, Any]]) -> str:
+    lines = _header(_runs(rows)) + [_table_row(row) for row in rows] + _summary(rows)
     return "\n".join(lines) + "\n"
 
 
@@ -453,7 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.rescore:
         rows = rescore(json.loads(store.read_text(encoding="utf-8")))
         store.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-        args.out.write_text(_markdown(rows, *_last_run(args.out)), encoding="utf-8")
+        args.out.write_text(_markdown(rows), encoding="utf-8")
         return 0
     torch.set_num_threads(args.threads)
     specs = [
@@ -473,13 +475,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = on_ray(_row_one_thread, calls, address=args.ray or None)
     for row in rows:
         print(f"{row['task']}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
+    command = "python -m neurogym.train.learnability " + " ".join(argv or sys.argv[1:])
+    run = {"command": command.strip(), "minutes": round((time.perf_counter() - start) / 60, 1)}
+    rows = [{**row, "run": run} for row in rows]
     covered: set[Any] = (
         {(spec.name, spec.plugin) for spec in specs} if args.task else {s.plugin for s in specs}
     )
     rows = _merge(store, rows, covered)
     store.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    command = "python -m neurogym.train.learnability " + " ".join(argv or sys.argv[1:])
-    text = _markdown(rows, command.strip(), time.perf_counter() - start)
+    text = _markdown(rows)
     args.out.write_text(text, encoding="utf-8")
     print(text)
     return 0
