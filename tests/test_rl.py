@@ -321,7 +321,8 @@ def test_the_learnability_table_trains_rl_tasks_through_sb3(task, tmp_path, monk
     assert learnability.main(args) == 0
     (row,) = json.loads(out.with_suffix(".json").read_text())
     assert row["task"] == task
-    assert row["oracle"] == row["ceiling"] == 1.0
+    assert row["oracle"] == row["ceiling"]
+    assert row["ceiling"] == 1.0 if task == "Bandit" else 0.9 < row["ceiling"] < 0.98
     assert 0 <= row["accuracy"] <= 1
     assert row["chance"] < 1
     assert row["rl"].startswith("PPO" if task == "Bandit" else "RecurrentPPO")

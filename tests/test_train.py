@@ -444,9 +444,12 @@ def test_a_task_sets_ceiling_averages_its_tasks_ceilings():
 def test_rl_oracles_score_what_their_tasks_allow():
     from neurogym.train._rl_rows import RL_RECIPES, rl_oracle
 
-    # knowing the better arm / the opponent / the high state / the ground truth: every trial
-    for name in ("Bandit", "MatchingPenny", "DawTwoStep", "perceptualdecisionmaking.roitman02"):
+    # knowing the better arm / predicting the opponent / the ground truth: every trial
+    for name in ("Bandit", "MatchingPenny", "perceptualdecisionmaking.roitman02"):
         assert rl_oracle(name)[0] == 1.0, name
+    # DawTwoStep: the paying state switches with p 0.025 per trial, and a learner from rewards
+    # (0.9 against 0.1) needs about two trials to notice: about 0.025 * 2 = 5 % lost
+    assert 0.9 < rl_oracle("DawTwoStep", trials=2000)[0] < 0.98
     # Reaching1D: the pointer starts at pi and turns 0.05 rad per step in the 5 reach steps
     # towards a uniform target; each step pays max(1 - distance, -0.1), rescaled to [0, 1]
     distance = np.linspace(0, np.pi, 100_001)
@@ -458,3 +461,15 @@ def test_rl_oracles_score_what_their_tasks_allow():
         "Bandit", "MatchingPenny", "DawTwoStep", "Reaching1D", "Reaching1DWithSelfDistraction",
         "AngleReproduction", "perceptualdecisionmaking.roitman02",
     }  # fmt: skip
+
+
+def test_a_wrapper_can_declare_the_strict_criterion():
+    from neurogym.train._evaluate import strict_criterion
+
+    # ReactionTime: the response may start at stimulus onset; its first step is ignored by
+    # the rule (upstream's one-step latency), so the trial is scored by its performance
+    assert strict_criterion(neurogym.make("perceptualdecisionmaking.roitman02")) == (
+        "performance",
+        None,
+    )
+    assert strict_criterion(neurogym.make(PDM)) == ("fixate-then-respond", 0)

@@ -12,6 +12,7 @@ import numpy as np
 
 import neurogym
 from neurogym import validate
+from neurogym._env.chain import iter_chain
 from neurogym.train._sb3 import is_predict_model, predict_policy, predict_task
 
 __all__ = [
@@ -37,9 +38,11 @@ _MAX_CONDITION_VALUES = 12  # trial-dict keys with more distinct values are not 
 def strict_criterion(env: gym.Env[Any, Any]) -> tuple[str, int | None]:
     """A task's strict criterion and its fixation action (None for ``"performance"``).
 
-    The task's ``strict_criterion`` attribute (see :class:`neurogym.TrialEnv`) decides; None
-    derives it: ``"fixate-then-respond"`` when the action space names a ``fixation`` action and
-    trials have a ground truth, else ``"performance"``.
+    A wrapper's ``strict_criterion`` attribute decides (the outermost that declares one: a
+    wrapper that changes when the response may start, such as ``ReactionTime``), else the
+    task's (see :class:`neurogym.TrialEnv`); None derives it: ``"fixate-then-respond"`` when
+    the action space names a ``fixation`` action and trials have a ground truth, else
+    ``"performance"``.
 
     Raises:
         ValueError: An unknown criterion, or fixate-then-respond without a named fixation
@@ -49,7 +52,14 @@ def strict_criterion(env: gym.Env[Any, Any]) -> tuple[str, int | None]:
     names = getattr(env.action_space, "name", None)
     fixation = names.get("fixation") if isinstance(names, dict) else None
     fixation = int(fixation) if isinstance(fixation, int | np.integer) else None
-    declared = getattr(task, "strict_criterion", None)
+    declared = next(
+        (
+            link.strict_criterion
+            for link in iter_chain(env)
+            if link is not task and getattr(link, "strict_criterion", None) is not None
+        ),
+        getattr(task, "strict_criterion", None),
+    )
     if declared is None:
         has_gt = getattr(task, "has_groundtruth", True)
         declared = FIXATE_THEN_RESPOND if fixation is not None and has_gt else PERFORMANCE

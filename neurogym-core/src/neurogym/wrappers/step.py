@@ -254,6 +254,13 @@ class ReactionTime(gym.Wrapper[Any, Any, Any, Any]):
     Put it on the task (or inside a ``ScheduleEnvs``, one per env), not around a wrapper that
     switches envs: it edits the state of ``env.unwrapped``.
 
+    ``neurogym.train.evaluate`` scores a reaction-time trial by its ``performance``
+    (``strict_criterion = "performance"``): the response may start at stimulus onset, and a
+    response in the stimulus's first step (upstream's one-step latency) is ignored by the
+    rule, not a break of fixation. With ``abort=True`` on the task, a break in the fixation
+    period ends the trial with performance 0, so the performance is "fixation held, then the
+    correct response".
+
     Args:
         env: The env to wrap; its trials need ``stimulus`` and ``decision`` periods and a
             ground truth.
@@ -264,6 +271,8 @@ class ReactionTime(gym.Wrapper[Any, Any, Any, Any]):
     Raises:
         TypeError: If ``env`` switches between envs.
     """
+
+    strict_criterion = "performance"
 
     def __init__(
         self, env: gym.Env[Any, Any], urgency: float = 0.0, end_on_stimulus: bool = True
