@@ -294,14 +294,14 @@ def test_rl_page_full_budget_meets_the_floors(request, tmp_path, monkeypatch, ca
     namespace, seconds = run_rl_page(tmp_path, monkeypatch, budgets)
     ppo, rppo = namespace["ppo_result"], namespace["rppo_result"]
     with capsys.disabled():
-        print(
-            f"\nPPO roitman02: {ppo.performance:.3f} (chance {ppo.chance}) in {seconds[1]:.0f} s"
-        )
+        print(f"\nPPO roitman02: strict {ppo.accuracy:.3f}, env performance "
+              f"{ppo.performance:.3f} (chance {ppo.chance}) in {seconds[1]:.0f} s")  # fmt: skip
         print(f"per coherence: {ppo.conditions.get('coh')}")
-        print(f"RecurrentPPO PDM: {rppo.performance:.3f} (chance {rppo.chance}) "
-              f"in {seconds[2]:.0f} s")  # fmt: skip
+        print(f"RecurrentPPO PDM: strict {rppo.accuracy:.3f}, env performance "
+              f"{rppo.performance:.3f}, fixation breaks {rppo.fixation_breaks:.3f} "
+              f"(chance {rppo.chance}) in {seconds[2]:.0f} s")  # fmt: skip
         print(f"per coherence: {rppo.conditions.get('coh')}")
-    assert ppo.performance >= 0.70
+    assert ppo.accuracy >= 0.70  # roitman02 is scored by its performance (ReactionTime)
     assert rppo.performance >= 0.70
 
 
