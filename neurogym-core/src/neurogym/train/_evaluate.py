@@ -52,14 +52,12 @@ def strict_criterion(env: gym.Env[Any, Any]) -> tuple[str, int | None]:
     names = getattr(env.action_space, "name", None)
     fixation = names.get("fixation") if isinstance(names, dict) else None
     fixation = int(fixation) if isinstance(fixation, int | np.integer) else None
+    wrappers = [getattr(link, "strict_criterion", None) for link in iter_chain(env)]
     declared = next(
-        (
-            link.strict_criterion
-            for link in iter_chain(env)
-            if link is not task and getattr(link, "strict_criterion", None) is not None
-        ),
+        (value for link, value in zip(iter_chain(env), wrappers, strict=True)
+         if link is not task and value is not None),
         getattr(task, "strict_criterion", None),
-    )
+    )  # fmt: skip
     if declared is None:
         has_gt = getattr(task, "has_groundtruth", True)
         declared = FIXATE_THEN_RESPOND if fixation is not None and has_gt else PERFORMANCE
