@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -56,3 +57,28 @@ def test_the_template_reserves_exactly_the_first_party_plugin_names():
     ]
     reserved = ast.literal_eval(assignment.value)
     assert reserved == tuple(row.plugin for row in FIRST_PARTY)
+
+
+RESERVED_SPELLINGS = ["neurogym", "Neurogym", "NEUROGYM", "neuro-gym", "Neuro_Gym", "neuro.gym"]
+FREE_NAMES = ["neurogym2", "myneurogym", "neuro", "gym", "lab", "neurogyms", "neuro-gym-lab"]
+
+
+@pytest.mark.parametrize("namespace", RESERVED_SPELLINGS + FREE_NAMES)
+def test_core_and_the_template_reserve_the_same_namespaces(namespace):
+    from neurogym._registry.firstparty import is_reserved_namespace
+
+    hook = (ROOT / "template" / "hooks" / "pre_gen_project.py").read_text(encoding="utf-8")
+    module: dict = {"__name__": "pre_gen_project"}
+    exec(compile(re.sub(r"\{\{.*?\}\}", '""', hook), "pre_gen_project.py", "exec"), module)
+    reserved_by_template = any(
+        "clashes with neurogym" in p for p in module["check_namespace"](namespace)
+    )
+    assert is_reserved_namespace(namespace) == (namespace in RESERVED_SPELLINGS)
+    assert reserved_by_template == is_reserved_namespace(namespace)
+
+
+def test_compatibility_forms_of_the_namespace_are_reserved_too():
+    from neurogym._registry.firstparty import is_reserved_namespace
+
+    full_width = "".join(chr(ord(c) + 0xFEE0) for c in "neurogym")  # U+FF4E ...
+    assert is_reserved_namespace(full_width)

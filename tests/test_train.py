@@ -174,6 +174,39 @@ def test_a_config_without_a_loss_field_loads_as_the_old_masked_loss(trained, tmp
     assert TrainedModel.load(tmp_path / "run").config.loss == "mask"
 
 
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda r: r["config"].update(hidden_size=40_000), r"recurrent.weight_ih_l0 has shape "
+         r"\(192, 3\), but config.json \(model 'gru', hidden_size 40000, n_in 3, n_out 3\) "
+         r"needs \(120000, 3\)"),
+        (lambda r: r.pop("n_out"), r"lacks \['n_out'\]: it was not written by TrainedModel.save"),
+        (lambda r: r.update(continuous="yes"), r"continuous must be bool, got 'yes'"),
+        (lambda r: r.update(n_in=0), r"n_in must be a positive int, got 0"),
+        (lambda r: r.update(n_out=4), r"readout.weight has shape \(3, 64\), .* needs \(4, 64\)"),
+    ],
+)  # fmt: skip
+def test_load_checks_config_json_against_the_weights_before_building(
+    trained, tmp_path, edit, message
+):
+    trained.save(tmp_path / "run")
+    path = tmp_path / "run" / "config.json"
+    record = json.loads(path.read_text())
+    edit(record)
+    path.write_text(json.dumps(record))
+    with pytest.raises(ValueError, match=message):
+        TrainedModel.load(tmp_path / "run")
+
+
+def test_load_refuses_a_weights_file_with_pickled_code(trained, tmp_path):
+    import pickle
+
+    trained.save(tmp_path / "run")
+    (tmp_path / "run" / "model.pt").write_bytes(pickle.dumps(print, protocol=2))  # code
+    with pytest.raises(pickle.UnpicklingError):
+        TrainedModel.load(tmp_path / "run")
+
+
 def test_evaluation_is_seeded_and_can_carry_the_state(trained):
     a = evaluate(trained, 100, seed=5, chance=False)
     b = evaluate(trained, 100, seed=5, chance=False)

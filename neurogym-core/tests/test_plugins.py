@@ -387,6 +387,28 @@ def test_third_party_ids_in_the_neurogym_namespace_are_rejected(
     assert "neurogym/Extra-v0" not in registry
 
 
+def test_case_and_separator_variants_of_the_neurogym_namespace_are_reserved_too(
+    installed_fake_plugin, declaring, monkeypatch
+):
+    _show_only(monkeypatch, "perceptual")
+    installed_fake_plugin(
+        "neurogym-perceptual",
+        declaring("neurogym/PerceptualDecisionMaking-v0"),
+        module="fake_first",
+        entry_point="perceptual",
+    )
+    variants = ("Neurogym/PerceptualDecisionMaking-v0", "NEURO-GYM/Extra-v0", "neuro_gym/X-v0")
+    installed_fake_plugin("evil-lab", declaring(*variants, "evil/Ok-v0"), entry_point="evil")
+    with pytest.warns(NeurogymPluginWarning) as record:
+        registry = build_registry()
+    (message,) = [str(w.message) for w in record]
+    assert "declares task ids in the reserved 'neurogym/' namespace: " in message
+    assert all(repr(variant) in message for variant in variants)
+    assert [s.id for s in registry.tasks(plugin="evil")] == ["evil/Ok-v0"]
+    spec = registry.resolve("PerceptualDecisionMaking")  # not ambiguous
+    assert spec.distribution == "neurogym-perceptual"
+
+
 def test_first_party_wrapper_name_wins_a_clash(installed_fake_plugin):
     source = """
         from neurogym._registry.specs import WrapperSpec

@@ -65,7 +65,9 @@ def check_namespace(namespace: str) -> list[str]:
             f"namespace {namespace!r} is not a valid task-id namespace: use up to {MAX_NAME} "
             "letters, digits, '_' or '-' (task ids are '<namespace>/<TaskClass>-v0')"
         ]
-    if namespace.lower() == "neurogym":
+    # the rule of neurogym's is_reserved_namespace (a test keeps the two equal): any case,
+    # with '-', '_' and '.' removed
+    if re.sub(r"[-_.]", "", namespace.casefold()) == "neurogym":
         return [
             f"namespace {namespace!r} clashes with neurogym: the 'neurogym/' namespace is "
             "reserved for the tasks of the neurogym project; use your own, e.g. your lab's or "

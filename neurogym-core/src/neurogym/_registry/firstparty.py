@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 
 __all__ = [
     "FIRST_PARTY",
@@ -26,6 +27,7 @@ __all__ = [
     "first_party_plugin_names",
     "first_party_plugin_of",
     "is_first_party",
+    "is_reserved_namespace",
     "providing_family",
 ]
 
@@ -142,6 +144,19 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
     ),
     FamilyRow("neurogym-multitask", "multitask", tuple(f"yang19.{name}" for name in _YANG19)),
 )
+
+
+def is_reserved_namespace(namespace: str) -> bool:
+    """Whether ``namespace`` spells the first-party one, ``neurogym``, in any variant.
+
+    Case-folded after Unicode NFKC normalisation (full-width and other compatibility forms
+    become ASCII letters), with ``-``, ``_`` and ``.`` removed: ``Neurogym``, ``NEURO-GYM``,
+    ``neuro_gym`` and its full-width form are all reserved; ``neurogym2`` and ``myneurogym`` are
+    not. The plugin template's ``pre_gen_project.py`` applies the same rule (a test keeps the
+    two equal).
+    """
+    folded = unicodedata.normalize("NFKC", namespace).casefold()
+    return re.sub(r"[-_.]", "", folded) == FIRST_PARTY_NAMESPACE
 
 
 def distribution_key(name: str) -> str:

@@ -31,6 +31,7 @@ from neurogym._registry.firstparty import (
     first_party_distribution_of_plugin,
     first_party_distributions,
     is_first_party,
+    is_reserved_namespace,
 )
 from neurogym._registry.registry import Registry
 from neurogym._registry.specs import TaskSpec, WrapperSpec
@@ -291,13 +292,17 @@ def _checked_specs(
 def _outside_reserved_namespace(
     specs: list[TaskSpec | WrapperSpec], plugin: str, distribution: str
 ) -> list[TaskSpec | WrapperSpec]:
-    """Drop the task ids in the ``neurogym/`` namespace unless the distribution is first-party."""
+    """Drop task ids in the ``neurogym/`` namespace unless the distribution is first-party.
+
+    Any spelling of the namespace counts (:func:`is_reserved_namespace`), and it is read from
+    the id itself, not from a ``namespace`` attribute a spec subclass could redefine.
+    """
     if is_first_party(distribution):
         return specs
     reserved = [
         spec.id
         for spec in specs
-        if isinstance(spec, TaskSpec) and spec.namespace == FIRST_PARTY_NAMESPACE
+        if isinstance(spec, TaskSpec) and is_reserved_namespace(str(spec.id).partition("/")[0])
     ]
     if not reserved:
         return specs

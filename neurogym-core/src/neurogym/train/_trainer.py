@@ -176,19 +176,25 @@ class TrainedModel:
     def load(cls, folder: str | Path) -> TrainedModel:
         """Reads a model written by :meth:`save` (weights are loaded with ``weights_only``).
 
+        ``config.json`` is checked (its keys, their types, and the weights' shapes against it)
+        before a network is built, so a hand-edited or foreign file cannot make it allocate
+        what the weights do not hold.
+
         Raises:
             FileNotFoundError: If ``folder`` lacks ``config.json`` or ``model.pt``.
+            ValueError: A malformed ``config.json``, or weights that do not match it.
         """
         path = Path(folder)
         for name in (_CONFIG_FILE, _WEIGHTS_FILE):
             if not (path / name).is_file():
                 raise FileNotFoundError(f"no {name} in {str(path)!r}: not a saved model folder")
-        record = json.loads((path / _CONFIG_FILE).read_text(encoding="utf-8"))
+        record = _read_record(path / _CONFIG_FILE)
         config = TrainConfig(**{"loss": _LEGACY_LOSS, **record["config"]})
+        state = torch.load(path / _WEIGHTS_FILE, weights_only=True)  # no pickled code
+        _check_weights(state, record, config, path)
         network = RecurrentNetwork(
             record["n_in"], record["n_out"], config.hidden_size, config.model
         )
-        state = torch.load(path / _WEIGHTS_FILE, weights_only=True)
         network.load_state_dict(state)
         network.eval()
         return cls(
@@ -199,6 +205,54 @@ class TrainedModel:
             record["continuous"],
             record.get("history", {}),
         )
+
+
+_RECORD_TYPES = {
+    "task": str, "n_in": int, "n_out": int, "config": dict, "env_kwargs": dict, "continuous": bool,
+}  # fmt: skip
+_GATES = {"gru": 3, "lstm": 4, "rnn": 1}
+
+
+def _read_record(path: Path) -> dict[str, Any]:
+    """``config.json`` of a saved model, its keys and their types checked."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{str(path)!r} is not valid JSON: {exc}") from exc
+    if not isinstance(record, dict):
+        raise ValueError(f"{str(path)!r} must hold a JSON object, got {type(record).__name__}")
+    missing = sorted(set(_RECORD_TYPES) - set(record))
+    if missing:
+        raise ValueError(
+            f"{str(path)!r} lacks {missing}: it was not written by TrainedModel.save "
+            f"(keys: {sorted(_RECORD_TYPES)})"
+        )
+    for key, kind in _RECORD_TYPES.items():
+        value = record[key]
+        wrong = not isinstance(value, kind) or (kind is int and isinstance(value, bool))
+        if wrong or (kind is int and value < 1):
+            what = "a positive int" if kind is int else kind.__name__
+            raise ValueError(f"{str(path)!r}: {key} must be {what}, got {value!r}")
+    return dict(record)
+
+
+def _check_weights(state: Any, record: dict[str, Any], config: TrainConfig, folder: Path) -> None:
+    """The weights' shapes match what ``config.json`` says, before a network is built."""
+    expected = {
+        "recurrent.weight_ih_l0": (_GATES[config.model] * config.hidden_size, record["n_in"]),
+        "readout.weight": (record["n_out"], config.hidden_size),
+    }
+    if not isinstance(state, dict):
+        raise ValueError(f"model.pt in {str(folder)!r} does not hold a state dict")
+    for key, shape in expected.items():
+        found = tuple(state[key].shape) if key in state else None
+        if found != shape:
+            raise ValueError(
+                f"model.pt in {str(folder)!r} does not match its config.json: {key} has shape "
+                f"{found}, but config.json (model {config.model!r}, hidden_size "
+                f"{config.hidden_size}, n_in {record['n_in']}, n_out {record['n_out']}) needs "
+                f"{shape}"
+            )
 
 
 def _sizes(env: gym.Env[Any, Any]) -> tuple[int, int, bool]:
