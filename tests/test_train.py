@@ -293,6 +293,35 @@ def test_cli_errors(tmp_path, capsys):
     assert "reinforcement learning" in capsys.readouterr().err
 
 
+def test_cli_checks_the_output_before_training_and_names_the_way_out(
+    tmp_path, capsys, monkeypatch
+):
+    from neurogym.train import _report
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained before checking the output folder")
+
+    monkeypatch.setattr(_report, "train", no_training)
+    a_file = tmp_path / "taken"
+    a_file.write_text("")
+    assert cli(["train", PDM, "--steps", "1", "--out", str(a_file)]) == 1
+    assert f"cannot write the run into '{a_file}': it is a file" in capsys.readouterr().err
+    below_a_file = a_file / "run"
+    assert cli(["train", PDM, "--steps", "1", "--out", str(below_a_file)]) == 1
+    assert f"cannot create the run folder '{below_a_file}'" in capsys.readouterr().err
+    monkeypatch.undo()
+    roitman = "perceptualdecisionmaking.roitman02"
+    assert cli(["train", roitman, "--steps", "1", "--out", str(tmp_path / "r")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot be trained on supervised batches: ReactionTime acts on steps" in err
+    assert "reinforcement learning instead (neurogym.rl.as_sb3_vec_env, docs/rl.md)" in err
+
+
+def test_a_seconds_budget_always_trains_at_least_one_step():
+    model = train(PDM, TrainConfig(seconds=1e-9), progress=False)
+    assert model.history["step"] == [1]
+
+
 def test_the_tutorial_runs(tmp_path, monkeypatch):
     page = ROOT / "docs" / "training.md"
     blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,19 @@ def write_figures(model: TrainedModel, folder: Path, seed: int = 0) -> list[Path
     return written
 
 
+def _writable_folder(out: Path) -> Path:
+    """``out``, created if needed; raises a precise error if the run cannot be written there."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"cannot write the run into {str(out)!r}: it is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot create the run folder {str(out)!r}: {exc.strerror}") from exc
+    if not os.access(out, os.W_OK):
+        raise ValueError(f"cannot write the run into {str(out)!r}: permission denied")
+    return out
+
+
 def train_and_report(
     task: str,
     folder: str | Path,
@@ -152,7 +166,7 @@ def train_and_report(
     and, with ``figures``, ``loss.png``, ``trial.png`` and, where the task has a signed
     strength, ``psychometric.png``.
     """
-    out = Path(folder)
+    out = _writable_folder(Path(folder))  # before training: a bad path must not lose the run
     model = train(task, config, env_kwargs=env_kwargs, progress=progress, **overrides)
     evaluation = evaluate(model, eval_trials, seed=model.config.seed + 1)
     model.save(out)

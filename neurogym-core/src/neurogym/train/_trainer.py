@@ -40,8 +40,9 @@ class TrainConfig:
         lr: Adam learning rate.
         batch_size: Trials per training step (one ``neurogym.batch`` each).
         steps: Budget in training steps; with ``seconds`` too, whichever ends first.
-        seconds: Budget in wall-clock seconds (not reproducible across machines: the number of
-            steps it allowed is recorded, and ``steps=`` that number reproduces the run).
+        seconds: Budget in wall-clock seconds, at least one step (not reproducible across
+            machines: the number of steps it allowed is recorded, and ``steps=`` that number
+            reproduces the run).
         seed: Seeds the network's initial weights and the task's trials.
         grad_clip: Gradient norm clip (None: no clipping).
         loss: Which steps the loss covers (cross-entropy for Discrete actions, squared error
@@ -255,6 +256,19 @@ def _check_weights(state: Any, record: dict[str, Any], config: TrainConfig, fold
             )
 
 
+def _require_batches(env: gym.Env[Any, Any], task: str) -> None:
+    """Raises ValueError (with the way out) if the task cannot give supervised batches."""
+    from neurogym.data import UnsupportedWrapperError, batch_source
+
+    try:
+        batch_source(env)
+    except UnsupportedWrapperError as exc:
+        raise ValueError(
+            f"{task} cannot be trained on supervised batches: {exc}. Train it with "
+            "reinforcement learning instead (neurogym.rl.as_sb3_vec_env, docs/rl.md)"
+        ) from exc
+
+
 def _sizes(env: gym.Env[Any, Any]) -> tuple[int, int, bool]:
     """(inputs, outputs, continuous) for a task's spaces."""
     obs = env.observation_space
@@ -351,6 +365,7 @@ def train(
     kwargs = dict(env_kwargs or {})
     env = neurogym.make(task, **kwargs)
     task_id = env.unwrapped.spec.id if env.unwrapped.spec is not None else task
+    _require_batches(env, task)
     n_in, n_out, continuous = _sizes(env)
     torch.manual_seed(config.seed)
     network = RecurrentNetwork(n_in, n_out, config.hidden_size, config.model)
@@ -379,7 +394,7 @@ def _fit(
         elapsed = time.perf_counter() - start
         if config.max_steps is not None and step >= config.max_steps:
             break
-        if config.seconds is not None and elapsed >= config.seconds:
+        if config.seconds is not None and elapsed >= config.seconds and step > 0:
             break
         data = neurogym.batch(env, config.batch_size, as_torch=True)
         out, _ = network(data.inputs.float())
