@@ -390,8 +390,10 @@ def build_parser() -> argparse.ArgumentParser:
         "plot", help="draw a run of a task into an image file (needs neurogym-core[plot])"
     )
     plot.add_argument("task_id", metavar="ID", help="a task id, e.g. PerceptualDecisionMaking")
-    plot.add_argument("--trials", type=_positive_int, default=2, help="trials to run (2)")
-    plot.add_argument("--seed", type=int, default=0, help="seed of env.reset (0)")
+    plot.add_argument(
+        "--trials", type=_plot_trials, default=2, help=f"trials to run (2; at most {_MAX_PLOT})"
+    )
+    plot.add_argument("--seed", type=_seed, default=0, help="seed of env.reset (0)")
     plot.add_argument(
         "--out", "-o", type=Path, default=None, metavar="FILE", help="image file (<task>.png)"
     )
@@ -410,7 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--out", "-o", type=Path, default=None, metavar="DIR", help="output folder (runs/<task>)"
     )
-    fit.add_argument("--seed", type=int, default=0, help="seed of weights and trials (0)")
+    fit.add_argument("--seed", type=_seed, default=0, help="seed of weights and trials (0)")
     fit.add_argument("--model", choices=("gru", "lstm", "rnn"), default="gru", help="(gru)")
     fit.add_argument("--hidden", type=_positive_int, default=64, help="hidden units (64)")
     fit.add_argument("--lr", type=_positive_float, default=3e-3, help="learning rate (0.003)")
@@ -517,6 +519,28 @@ def _positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+_MAX_PLOT = 50  # trials in one figure: more are unreadable (and take minutes to draw)
+
+
+def _plot_trials(text: str) -> int:
+    value = _positive_int(text)
+    if value > _MAX_PLOT:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {_MAX_PLOT} (one figure; more trials are unreadable), got {text!r}"
+        )
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a seed, an integer >= 0, got {text!r}")
     return value
 
 
