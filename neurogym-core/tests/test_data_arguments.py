@@ -63,3 +63,21 @@ def test_per_trial_lists_split_the_same_through_a_trial_wrapper():
     for source in (env, env.unwrapped):
         batch = source.new_trials(3, ground_truth=[0, 1, 0])
         np.testing.assert_array_equal(batch.trial["ground_truth"], [0, 1, 0])
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("time_major", "no"), ("as_torch", "yes"), ("as_torch", 1)]
+)
+def test_batch_flags_must_be_booleans(flag, value):
+    with pytest.raises(TypeError, match=f"{flag} must be True or False, got {value!r}"):
+        neurogym.batch(VarTask(), 2, seed=0, **{flag: value})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "size"),
+    [({"batch_size": 10**9}, "1000000000 x "), ({"batch_size": 4, "seq_len": 10**12}, "4 x ")],
+)
+def test_a_dataset_too_large_to_allocate_is_refused_before_allocating(kwargs, size):
+    message = rf"a Dataset cache of {size}.* GiB, more than the 4 GiB limit .*lower batch_size"
+    with pytest.raises(ValueError, match=message):
+        neurogym.Dataset(VarTask(), **kwargs)

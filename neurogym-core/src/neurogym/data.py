@@ -278,6 +278,8 @@ def batch(
         ValueError: If the task declares no ground truth (``has_groundtruth = False``).
     """
     n = validate.positive_int(n, "n")
+    time_major = validate.boolean(time_major, "time_major")
+    as_torch = validate.boolean(as_torch, "as_torch")
     if seed is not None and not isinstance(seed, np.random.Generator):
         validate.integer(seed, "seed", minimum=0)
     made = resolve_env(env, env_kwargs, copy=False)

@@ -27,6 +27,9 @@ from typing import Any, TypeVar
 import numpy as np
 
 __all__ = [
+    "MAX_ALLOCATION",
+    "allocation",
+    "boolean",
     "check_keys",
     "choice",
     "closest",
@@ -39,6 +42,40 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+
+MAX_ALLOCATION = 4 * 1024**3
+"""Bytes one request (a batch, a Dataset's cache) may allocate: 4 GiB. A request above it
+raises instead of exhausting the machine's memory."""
+
+
+def boolean(value: Any, name: str) -> bool:
+    """``value`` as a bool; anything but ``True``/``False`` (numpy's too) raises.
+
+    Raises:
+        TypeError: If ``value`` is not a bool (``"no"`` and ``1`` are not).
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def allocation(n_bytes: float, what: str, names: str) -> None:
+    """Refuses a request of ``n_bytes`` above :data:`MAX_ALLOCATION` before it is allocated.
+
+    Args:
+        n_bytes: The estimated size.
+        what: What would be allocated, for the message.
+        names: The arguments that set the size, for the message.
+
+    Raises:
+        ValueError: If the request is too large.
+    """
+    if n_bytes > MAX_ALLOCATION:
+        raise ValueError(
+            f"{what} would need {n_bytes / 1024**3:,.1f} GiB, more than the "
+            f"{MAX_ALLOCATION / 1024**3:.0f} GiB limit (neurogym.validate.MAX_ALLOCATION); "
+            f"lower {names}"
+        )
 
 
 def _is_integer(value: object) -> bool:

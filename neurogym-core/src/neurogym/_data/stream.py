@@ -101,7 +101,7 @@ def _default_cache_len(numbers_per_step: int, batch_size: int) -> int:
         -(-_MIN_REFILL_STEPS // batch_size),
         _MAX_REFILL_NUMBERS // (numbers_per_step * batch_size),
     )
-    return max(upstream, floor)
+    return max(upstream, floor, 1)
 
 
 def _ragged_index(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -158,15 +158,20 @@ class Dataset:
         self.max_batch = (
             math.inf if max_batch is None else validate.positive_int(max_batch, "max_batch")
         )
-        if not isinstance(batch_first, bool | np.bool_):
-            raise TypeError(f"batch_first must be True or False, got {batch_first!r}")
-        self.batch_first = bool(batch_first)
+        self.batch_first = validate.boolean(batch_first, "batch_first")
         obs_size = int(np.prod(task.observation_space.shape or (1,)))
         act_size = int(np.prod(task.action_space.shape or (1,)))
         if cache_len is None:
             cache_len = _default_cache_len(obs_size + act_size, self.batch_size)
         cache_len = validate.positive_int(cache_len, "cache_len")
         self.cache_len = (1 + cache_len // self.seq_len) * self.seq_len
+        # inputs and targets as float32, the mask and trial starts as bools, per cached step
+        per_step = 4 * (obs_size + act_size) + 2
+        validate.allocation(
+            float(self.batch_size) * self.cache_len * per_step,
+            f"a Dataset cache of {self.batch_size} x {self.cache_len} steps",
+            "batch_size, seq_len or cache_len",
+        )
         self._batch_count = 0
         if seed is not None:
             validate.integer(seed, "seed", minimum=0)
