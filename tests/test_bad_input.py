@@ -164,3 +164,18 @@ def _numeric_parameters():
 def test_non_finite_numeric_arguments_raise(task_id, name, value):
     with pytest.raises((TypeError, ValueError), match=rf"{name}"):
         neurogym.make(task_id, **{name: value})
+
+
+@pytest.mark.parametrize(
+    "task", ["MemoryRecall", "ReachingDelayResponse", "SpatialSuppressMotion"]
+)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_continuous_action_holding_nan_or_infinity_is_refused(task, bad):
+
+    env = neurogym.make(task)
+    env.reset(seed=0)
+    action = np.zeros(env.action_space.shape, dtype=np.float32)
+    action[0] = bad
+    with pytest.raises(InvalidActionError, match="it holds NaN or infinity"):
+        env.step(action)
+    env.step(np.zeros(env.action_space.shape, dtype=np.float32))  # a finite one is scored

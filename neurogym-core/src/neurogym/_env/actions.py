@@ -3,8 +3,8 @@
 ``TrialEnv.step`` takes a fast path for an integer (Python or numpy, or a 0-d integer array:
 whatever ``operator.index`` accepts) inside a ``Discrete`` space's bounds, and hands the task
 a Python int; everything else comes here, which accepts a ``Box`` action of the space's shape
-(values are not clipped to its bounds: continuous-action tasks score them as they are) and
-raises for the rest, naming the action and the space.
+(values are not clipped to its bounds: continuous-action tasks score them as they are; NaN
+and infinity are refused) and raises for the rest, naming the action and the space.
 """
 
 from __future__ import annotations
@@ -62,6 +62,11 @@ def _box(action: Any, space: gym.spaces.Box) -> Any:
         raise InvalidActionError(
             f"action {action!r} is not in the action space {space}: actions are numeric arrays "
             f"of shape {space.shape}"
+        )
+    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+        raise InvalidActionError(
+            f"action {action!r} is not in the action space {space}: it holds NaN or infinity "
+            "(a continuous action must be finite; it is scored as it is, not clipped)"
         )
     return action
 
