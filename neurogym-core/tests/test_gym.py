@@ -187,3 +187,26 @@ def test_new_trial_on_a_batch_native_task_explains_the_api():
 
     with pytest.raises(NotImplementedError, match=r"VarTask is batch-native: it implements "):
         VarTask()._new_trial()
+
+
+def test_gymnasium_names_the_package_of_a_first_party_task_that_is_not_loaded():
+    # whether the family is missing or disabled, gymnasium.make and make_vec name it
+    code = (
+        "import gymnasium, neurogym, warnings\n"
+        "warnings.simplefilter('ignore')\n"
+        "for make in (gymnasium.make, lambda i: gymnasium.make_vec(i, num_envs=2)):\n"
+        "    try:\n"
+        "        make('neurogym/DelayMatchSample-v0')\n"
+        "    except neurogym.UnknownTaskError as exc:\n"
+        "        print(exc)\n"
+        "print('DelayMatchSample' in {s.name for s in neurogym.tasks()})\n"
+    )
+    env = {**os.environ, "NEUROGYM_DISABLE_PLUGINS": "workingmemory"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout.splitlines()
+    assert len(out) == 3
+    for line in out[:2]:
+        assert line.startswith("unknown task 'neurogym/DelayMatchSample-v0': it is provided by")
+        assert "'neurogym-workingmemory'" in line
+    assert out[2] == "False"  # not listed as a task

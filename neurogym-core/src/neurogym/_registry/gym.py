@@ -18,6 +18,7 @@ from gymnasium.envs.registration import register
 from gymnasium.envs.registration import registry as gymnasium_registry
 
 from neurogym._registry.api import get_registry
+from neurogym._registry.firstparty import FIRST_PARTY, FIRST_PARTY_NAMESPACE
 from neurogym.errors import NeurogymPluginWarning
 
 if TYPE_CHECKING:
@@ -42,7 +43,10 @@ def register_with_gymnasium(registry: Registry | None = None) -> None:
 
     Ids gymnasium already maps to :func:`make_from_registry` are skipped. An id gymnasium maps
     to something else is left alone, with a warning. Contested ids (declared by two
-    distributions) are registered too, so ``gymnasium.make`` reports the conflict.
+    distributions) are registered too, so ``gymnasium.make`` reports the conflict, and so are
+    the ids of first-party tasks whose family is not installed, so ``gymnasium.make`` and
+    ``gymnasium.make_vec`` say which package to install (``neurogym.tasks()`` and ``neurogym
+    list`` do not list them).
 
     ``gymnasium.make`` always builds through the default registry, so pass a registry other
     than :func:`~neurogym.get_registry` only if it has the same ids.
@@ -51,7 +55,11 @@ def register_with_gymnasium(registry: Registry | None = None) -> None:
         registry: The registry whose ids to register; the default registry if None.
     """
     registry = get_registry() if registry is None else registry
-    task_ids = sorted({spec.id for spec in registry.tasks()} | registry.conflicts.keys())
+    known = {spec.id for spec in registry.tasks()} | registry.conflicts.keys()
+    missing = {
+        f"{FIRST_PARTY_NAMESPACE}/{name}-v0" for row in FIRST_PARTY for name in row.tasks
+    } - set(known)  # building them raises neurogym's "not installed: pip install ..." error
+    task_ids = sorted(known | missing)
     for task_id in task_ids:
         if task_id in gymnasium_registry:
             if not _is_ours(task_id):
