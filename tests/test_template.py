@@ -93,6 +93,19 @@ INVALID = {
     "empty author": ({"author": " "}, "author must not be empty"),
     "bad email": ({"email": "nobody"}, "email 'nobody' is not an email address"),
     "empty tag": ({"tags": "a,,b"}, "tags 'a,,b': '' not valid"),
+    "Neuro-Gym namespace": ({"namespace": "Neuro-Gym"}, "namespace 'Neuro-Gym' clashes with"),
+    # the private variables are rendered into paths: a command line or replay file that sets
+    # them must not write outside the output directory
+    "escaping package": (
+        {"__package": "../../../ESCAPED"},
+        "__package is derived from the answers and must be 'neurogym_mylab', got "
+        "'../../../ESCAPED'",
+    ),
+    "escaping module": (
+        {"__task_module": "../../../../../ESCAPED"},
+        "__task_module is derived from the answers and must be 'strongerstimulus'",
+    ),
+    "other dist name": ({"__dist_name": "numpy"}, "__dist_name is derived from the answers"),
 }
 
 
@@ -288,3 +301,4 @@ def test_invalid_answers_stop_generation(tmp_path, capfd, cookiecutter_config, a
     assert f"ERROR: {message}" in err
     assert "The neurogym plugin template generated nothing" in err
     assert list(tmp_path.iterdir()) == []
+    assert not list(tmp_path.parent.glob("**/ESCAPED*"))  # nothing written outside either

@@ -21,6 +21,14 @@ ANSWERS = {
     "description": {{ cookiecutter.description | jsonify }},
     "tags": {{ cookiecutter.tags | jsonify }},
 }
+# The private variables are rendered into paths (src/<package>/tasks/<module>.py). They are
+# derived from the answers, but a command line or a replay file can set them too: each must
+# equal its derivation, so no value can name a path outside the generated plugin.
+DERIVED = {
+    "__dist_name": {{ cookiecutter.__dist_name | jsonify }},
+    "__package": {{ cookiecutter.__package | jsonify }},
+    "__task_module": {{ cookiecutter.__task_module | jsonify }},
+}
 
 # Upper bounds that keep every generated line within the 99 columns the ruff config allows.
 MAX_NAME = 32
@@ -153,9 +161,25 @@ def problems(answers: dict[str, str]) -> list[str]:
     ]
 
 
+def check_derived(answers: dict[str, str], derived: dict[str, str]) -> list[str]:
+    """Problems with the private variables: each must be what the answers derive."""
+    name = answers["plugin_name"]
+    expected = {
+        "__dist_name": f"neurogym-{name}",
+        "__package": f"neurogym_{name.replace('-', '_')}",
+        "__task_module": answers["task_class"].lower(),
+    }
+    return [
+        f"{key} is derived from the answers and must be {value!r}, got {derived[key]!r} (it "
+        "is rendered into file paths; do not set it)"
+        for key, value in expected.items()
+        if derived.get(key) != value
+    ]
+
+
 def main() -> int:
     """Print every problem to stderr; return 1 if there is one."""
-    found = problems(ANSWERS)
+    found = problems(ANSWERS) + check_derived(ANSWERS, DERIVED)
     for problem in found:
         print(f"ERROR: {problem}", file=sys.stderr)
     if found:
