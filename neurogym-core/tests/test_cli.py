@@ -287,6 +287,40 @@ def test_new_reports_rejected_answers_and_creates_nothing(capfd, tmp_path, cooki
     assert list(tmp_path.iterdir()) == []
 
 
+def test_new_removes_the_folders_it_created_for_a_rejected_bake(
+    capfd, tmp_path, cookiecutter_home
+):
+    pytest.importorskip("cookiecutter")
+    deep = tmp_path / "a" / "b" / "c"
+    code = cli.main(["new", "--no-input", "-o", str(deep), "namespace=neurogym"])
+    assert code == 1
+    assert "nothing was created" in capfd.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # not even a/ or a/b/
+
+
+def test_new_with_an_answer_too_long_for_a_file_name_says_so(capfd, tmp_path, cookiecutter_home):
+    pytest.importorskip("cookiecutter")
+    code = cli.main(["new", "--no-input", "-o", str(tmp_path / "o"), f"plugin_name={'a' * 5000}"])
+    err = capfd.readouterr().err
+    assert code == 1
+    assert "Traceback" not in err
+    assert "nothing was created" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_template_syntax_typed_at_the_prompt_is_refused(
+    monkeypatch, capfd, tmp_path, cookiecutter_home
+):
+    pytest.importorskip("cookiecutter")
+    typed = iter(["", "", "", "{{7*7}}"])  # defaults, then the author; then defaults again
+    monkeypatch.setattr("builtins.input", lambda *args: next(typed, ""))
+    code = cli.main(["new", "-o", str(tmp_path / "o")])
+    err = capfd.readouterr().err
+    assert code == 1
+    assert "ERROR: author '{{7*7}}' holds template syntax" in err
+    assert not (tmp_path / "o").exists()
+
+
 def test_new_refuses_to_overwrite(capsys, tmp_path, cookiecutter_home):
     pytest.importorskip("cookiecutter")
     (tmp_path / "neurogym-mylab").mkdir()

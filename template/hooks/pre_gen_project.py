@@ -177,9 +177,23 @@ def check_derived(answers: dict[str, str], derived: dict[str, str]) -> list[str]
     ]
 
 
+BRACE = chr(123)  # not written out: this file is itself a template
+OPENERS = (BRACE + BRACE, BRACE + "%", BRACE + "#")
+
+
+def check_literal(answers: dict[str, object]) -> list[str]:
+    """Answers are literal text: template syntax typed at a prompt is refused too."""
+    return [
+        f"{key} {value!r} holds template syntax (a brace followed by a brace, % or #); "
+        "answers are literal text"
+        for key, value in answers.items()
+        if isinstance(value, str) and any(opener in value for opener in OPENERS)
+    ]
+
+
 def main() -> int:
     """Print every problem to stderr; return 1 if there is one."""
-    found = problems(ANSWERS) + check_derived(ANSWERS, DERIVED)
+    found = check_literal(ANSWERS) or problems(ANSWERS) + check_derived(ANSWERS, DERIVED)
     for problem in found:
         print(f"ERROR: {problem}", file=sys.stderr)
     if found:

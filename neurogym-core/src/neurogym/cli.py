@@ -295,11 +295,20 @@ def _private_cookiecutter_config() -> Iterator[str]:
         yield str(config)
 
 
-def _checked_output_dir(output_dir: Path) -> bool:
-    """Whether ``output_dir`` exists already; a UsageError if it is not a directory."""
-    if output_dir.exists() and not output_dir.is_dir():
-        raise UsageError(f"--output-dir {str(output_dir)!r} is a file, not a directory")
-    return output_dir.exists()
+def _checked_output_dir(output_dir: Path) -> Path | None:
+    """The outermost folder a bake into ``output_dir`` would create (None: it exists).
+
+    Raises:
+        UsageError: If ``output_dir`` or an ancestor is a file.
+    """
+    created = None
+    for folder in (output_dir, *output_dir.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise UsageError(f"--output-dir {str(output_dir)!r}: {str(folder)!r} is a file")
+            return created
+        created = folder
+    return created
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -310,7 +319,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     """
     template = template_dir()
     answers = _parse_answers(args.answers, _questions(template))
-    existed = _checked_output_dir(args.output_dir)
+    created = _checked_output_dir(args.output_dir)
     bake, cookiecutter_error, hook_failed = _cookiecutter()
     try:
         with _quiet_cookiecutter_log(), _private_cookiecutter_config() as config:
@@ -324,8 +333,8 @@ def cmd_new(args: argparse.Namespace) -> int:
                 )
             )
     except BaseException as exc:
-        if not existed:  # cookiecutter made it: leave nothing behind
-            shutil.rmtree(args.output_dir, ignore_errors=True)
+        if created is not None:  # cookiecutter made it (and its parents): leave nothing behind
+            shutil.rmtree(created, ignore_errors=True)
         if isinstance(exc, hook_failed):
             raise CommandError("nothing was created: the answers above were rejected") from None
         if isinstance(exc, EOFError):
@@ -335,6 +344,11 @@ def cmd_new(args: argparse.Namespace) -> int:
             ) from None
         if isinstance(exc, cookiecutter_error | ValueError):
             raise CommandError(f"nothing was created: {exc}") from None
+        if isinstance(exc, OSError):  # e.g. an answer too long for a file name
+            raise CommandError(
+                f"nothing was created: {exc.strerror or exc} (is an answer too long for a "
+                "file name? plugin names have at most 32 characters)"
+            ) from None
         raise
     shown = _shown(project)
     print(f"Created {shown} (from the template in {template})\n\nNext steps:")
