@@ -304,6 +304,8 @@ def _checked_output_dir(output_dir: Path) -> Path | None:
     created = None
     for folder in (output_dir, *output_dir.parents):
         if folder.exists():
+            if folder == output_dir and not folder.is_dir():
+                raise UsageError(f"--output-dir {str(output_dir)!r} is a file, not a directory")
             if not folder.is_dir():
                 raise UsageError(f"--output-dir {str(output_dir)!r}: {str(folder)!r} is a file")
             return created
