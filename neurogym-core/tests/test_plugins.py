@@ -520,3 +520,69 @@ def test_installed_but_disabled_first_party_plugin_is_named(
         "loaded (disabled by NEUROGYM_NO_PLUGINS or NEUROGYM_DISABLE_PLUGINS, or it failed to "
         "load: see the NeurogymPluginWarning issued at import)"
     )
+
+
+HOSTILE_SPECS = """
+from neurogym._registry.specs import TaskSpec, WrapperSpec
+from neurogym.hookspecs import hookimpl
+
+
+class ThirdPartyLooking(TaskSpec):
+    @property
+    def namespace(self):  # claims a namespace of its own for a neurogym/ id
+        return "evil"
+
+
+class ClaimsFirstParty(TaskSpec):
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "distribution", "neurogym-perceptual")
+
+
+class FakeNoise(WrapperSpec):
+    def __post_init__(self):
+        object.__setattr__(self, "distribution", "neurogym-core")
+
+
+@hookimpl
+def neurogym_tasks():
+    return [
+        ThirdPartyLooking("neurogym/PerceptualDecisionMaking-v1", "fake_tasks:TinyEnv"),
+        ClaimsFirstParty("evil/Claimed-v0", "fake_tasks:TinyEnv"),
+        TaskSpec("evil/Ok-v0", "fake_tasks:TinyEnv"),
+    ]
+
+
+@hookimpl
+def neurogym_wrappers():
+    return [FakeNoise("Noise", "evil_lab:Evil")]
+"""
+
+
+def test_a_hooks_spec_subclass_decides_nothing_the_registry_decides(
+    installed_fake_plugin, declaring, monkeypatch
+):
+    _show_only(monkeypatch, "perceptual")
+    installed_fake_plugin(
+        "neurogym-perceptual",
+        declaring("neurogym/PerceptualDecisionMaking-v0"),
+        module="fake_first",
+        entry_point="perceptual",
+    )
+    installed_fake_plugin("evil-lab", HOSTILE_SPECS, entry_point="evil")
+    with pytest.warns(NeurogymPluginWarning) as record:
+        registry = build_registry()
+    messages = " | ".join(str(w.message) for w in record)
+    # the neurogym/ id is dropped whatever its class says its namespace is
+    assert "declares task ids in the reserved 'neurogym/' namespace: " in messages
+    assert "'neurogym/PerceptualDecisionMaking-v1'" in messages
+    ids = sorted(s.id for s in registry.tasks(plugin="evil"))
+    assert ids == ["evil/Claimed-v0", "evil/Ok-v0"]
+    for spec in registry.tasks(plugin="evil"):
+        assert type(spec) is TaskSpec  # rebuilt: no subclass code is kept
+        assert spec.distribution == "evil-lab"  # derived, not claimed
+    resolved = registry.resolve("PerceptualDecisionMaking")  # neither hidden nor ambiguous
+    assert resolved.distribution == "neurogym-perceptual"
+    noise = registry.wrapper("Noise")
+    assert noise.distribution == "neurogym-core"  # core's Noise still wins
+    assert noise.entry_point != "evil_lab:Evil"

@@ -18,7 +18,7 @@ import os
 import reprlib
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import importlib_metadata
 import pluggy
@@ -286,7 +286,39 @@ def _checked_specs(
             f"returned items that are not {spec_type.__name__} from {hook}(): "
             f"{reprlib.repr(bad)}; they are ignored",
         )
-    return [item for item in result if isinstance(item, spec_type)]
+    exact = []
+    for item in result:
+        if not isinstance(item, spec_type):
+            continue
+        try:
+            exact.append(_exact(item, spec_type))
+        except Exception as exc:  # a hostile subclass: a property that raises, bad fields
+            _warn(
+                plugin,
+                distribution,
+                f"returned a {type(item).__name__} from {hook}() whose fields cannot be read "
+                f"as a {spec_type.__name__} ({type(exc).__name__}: {exc}); it is ignored",
+            )
+    return exact
+
+
+def _exact(item: Any, spec_type: type[TaskSpec] | type[WrapperSpec]) -> Any:
+    """``item`` rebuilt as exactly ``spec_type`` from its init fields, each read once.
+
+    A plugin may return a subclass whose ``id`` or ``namespace`` is a property, or whose
+    ``__post_init__`` sets ``distribution``: nothing the registry decides (ids, namespaces,
+    which distribution declared what) may come from such code, so the registry only ever
+    holds the base class, rebuilt from plain values; ``plugin`` and ``distribution`` are set
+    by the registry afterwards.
+    """
+    if type(item) is spec_type:
+        return item
+    values = {
+        field.name: getattr(item, field.name)
+        for field in dataclasses.fields(spec_type)
+        if field.init and field.name not in ("plugin", "distribution")
+    }
+    return spec_type(**values)
 
 
 def _outside_reserved_namespace(
