@@ -179,3 +179,34 @@ def test_a_continuous_action_holding_nan_or_infinity_is_refused(task, bad):
     with pytest.raises(InvalidActionError, match="it holds NaN or infinity"):
         env.step(action)
     env.step(np.zeros(env.action_space.shape, dtype=np.float32))  # a finite one is scored
+
+
+_INTS = r"ground_truth must hold ints in "
+_DERIVED = r"ground_truth cannot be forced: it is derived from "
+FORCED_OUT_OF_DOMAIN = [
+    ("DelayMatchSample", {"ground_truth": 99}, _INTS + r"\[1, 2\], got \[99"),
+    ("PerceptualDecisionMaking", {"ground_truth": -1}, _INTS + r"\[0, 1\], got \[-1"),
+    ("PerceptualDecisionMaking", {"ground_truth": 99}, _INTS + r"\[0, 1\], got \[99"),
+    ("PerceptualDecisionMaking", {"coh": float("nan")}, r"forced coh must be finite numbers"),
+    ("PerceptualDecisionMakingDelayResponse", {"ground_truth": 5}, _INTS + r"\[1, 2\]"),
+    ("EconomicDecisionMaking", {"ground_truth": 1}, _DERIVED + "the offers"),
+    ("IntervalDiscrimination", {"ground_truth": 1}, _DERIVED + "the two durations"),
+    ("DelayPairedAssociation", {"ground_truth": 1}, _DERIVED + "the pair"),
+]
+
+
+@pytest.mark.parametrize(("task", "forced", "message"), FORCED_OUT_OF_DOMAIN)
+def test_a_forced_value_outside_its_domain_or_not_forceable_is_refused(task, forced, message):
+    env = neurogym.make(task)
+    env.reset(seed=0)
+    trial = dict(env.unwrapped.trial)
+    with pytest.raises(ValueError, match=message):
+        env.unwrapped.new_trial(**forced)
+    with pytest.raises(ValueError, match=message):
+        neurogym.batch(task, 4, seed=0, **forced)
+    assert env.unwrapped.trial.keys() == trial.keys()  # the current trial is kept
+
+
+def test_a_coherence_outside_the_list_can_still_be_forced():
+    data = neurogym.batch("PerceptualDecisionMaking", 4, seed=0, coh=3.2)
+    assert data.trial["coh"].tolist() == [3.2] * 4

@@ -35,6 +35,7 @@ from typing import Any
 
 import neurogym
 from neurogym import TaskSpec
+from neurogym._argtypes import MAX_PLOT, plot_trials, positive_float, positive_int, seed
 from neurogym.errors import NeurogymPluginWarning
 
 __all__ = ["build_parser", "main", "template_dir"]
@@ -385,7 +386,7 @@ def build_parser() -> argparse.ArgumentParser:
     which = check.add_mutually_exclusive_group()
     which.add_argument("--plugin", help="check every task of this plugin (entry-point name)")
     which.add_argument("task_ids", nargs="*", default=[], metavar="ID", help="tasks to check")
-    check.add_argument("--steps", type=_positive_int, default=600, help="steps per rollout")
+    check.add_argument("--steps", type=positive_int, default=600, help="steps per rollout")
     check.set_defaults(run=cmd_check)
 
     new = sub.add_parser(
@@ -407,9 +408,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     plot.add_argument("task_id", metavar="ID", help="a task id, e.g. PerceptualDecisionMaking")
     plot.add_argument(
-        "--trials", type=_plot_trials, default=2, help=f"trials to run (2; at most {_MAX_PLOT})"
+        "--trials", type=plot_trials, default=2, help=f"trials to run (2; at most {MAX_PLOT})"
     )
-    plot.add_argument("--seed", type=_seed, default=0, help="seed of env.reset (0)")
+    plot.add_argument("--seed", type=seed, default=0, help="seed of env.reset (0)")
     plot.add_argument(
         "--out", "-o", type=Path, default=None, metavar="FILE", help="image file (<task>.png)"
     )
@@ -423,22 +424,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fit.add_argument("task_id", metavar="TASK", help="a task id, e.g. PerceptualDecisionMaking")
     budget = fit.add_mutually_exclusive_group()
-    budget.add_argument("--minutes", type=_positive_float, help="wall-clock budget in minutes")
-    budget.add_argument("--steps", type=_positive_int, help="training steps (default 1000)")
+    budget.add_argument("--minutes", type=positive_float, help="wall-clock budget in minutes")
+    budget.add_argument("--steps", type=positive_int, help="training steps (default 1000)")
     fit.add_argument(
         "--out", "-o", type=Path, default=None, metavar="DIR", help="output folder (runs/<task>)"
     )
-    fit.add_argument("--seed", type=_seed, default=0, help="seed of weights and trials (0)")
+    fit.add_argument("--seed", type=seed, default=0, help="seed of weights and trials (0)")
     fit.add_argument("--model", choices=("gru", "lstm", "rnn"), default="gru", help="(gru)")
-    fit.add_argument("--hidden", type=_positive_int, default=64, help="hidden units (64)")
-    fit.add_argument("--lr", type=_positive_float, default=3e-3, help="learning rate (0.003)")
-    fit.add_argument("--batch-size", type=_positive_int, default=32, help="trials per step (32)")
+    fit.add_argument("--hidden", type=positive_int, default=64, help="hidden units (64)")
+    fit.add_argument("--lr", type=positive_float, default=3e-3, help="learning rate (0.003)")
+    fit.add_argument("--batch-size", type=positive_int, default=32, help="trials per step (32)")
     fit.add_argument(
-        "--eval-trials", type=_positive_int, default=500, help="closed-loop trials (500)"
+        "--eval-trials", type=positive_int, default=500, help="closed-loop trials (500)"
     )
     fit.add_argument(
         "--threads",
-        type=_positive_int,
+        type=positive_int,
         default=1,
         help="torch CPU threads (1: fastest for small nets)",
     )
@@ -460,9 +461,9 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``neurogym sweep`` (shared with ``python -m neurogym.train.sweep``)."""
     parser.add_argument("tasks", nargs="+", metavar="TASK", help="task ids or names")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds (0)")
-    parser.add_argument("--steps", type=_positive_int, default=1000, help="steps per run (1000)")
+    parser.add_argument("--steps", type=positive_int, default=1000, help="steps per run (1000)")
     parser.add_argument(
-        "--eval-trials", type=_positive_int, default=200, help="closed-loop trials (200)"
+        "--eval-trials", type=positive_int, default=200, help="closed-loop trials (200)"
     )
     parser.add_argument(
         "--ray",
@@ -526,48 +527,6 @@ def _questions_epilog() -> str | None:
     except (OSError, ValueError):  # a broken installation: `neurogym new` itself reports it
         return None
     return f"questions (KEY): {', '.join(questions)}"
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
-
-
-_MAX_PLOT = 50  # trials in one figure: more are unreadable (and take minutes to draw)
-
-
-def _plot_trials(text: str) -> int:
-    value = _positive_int(text)
-    if value > _MAX_PLOT:
-        raise argparse.ArgumentTypeError(
-            f"must be at most {_MAX_PLOT} (one figure; more trials are unreadable), got {text!r}"
-        )
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a seed, an integer >= 0, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not (value > 0 and value < float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

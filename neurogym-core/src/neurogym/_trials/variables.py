@@ -172,6 +172,18 @@ class TrialVariables:
         self.trial[name] = out
         return out
 
+    def not_forceable(self, name: str, because: str) -> None:
+        """Refuses a forced value for a trial variable the task derives from others.
+
+        Call it before recording a derived variable (``set_param``), so that forcing it is an
+        error rather than silently ignored.
+
+        Raises:
+            ValueError: If ``name`` was forced, saying what it is derived from.
+        """
+        if name in self.kwargs:
+            raise ValueError(f"{name} cannot be forced: it is derived from {because}")
+
     def set_param(self, name: str, value: Any) -> np.ndarray:
         """Records a derived trial variable (scalar or ``(B, ...)``) in the trial dict."""
         arr = self._per_trial(value)

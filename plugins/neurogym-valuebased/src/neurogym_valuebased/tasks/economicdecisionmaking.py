@@ -103,6 +103,7 @@ class EconomicDecisionMaking(ngym.TrialEnv):
         self.action_space = spaces.Discrete(3, name={"fixation": 0, "choice1": 1, "choice2": 2})
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
+        b.not_forceable("ground_truth", "the offers (force offer= instead)")
         juice = b.choice("juice", self.juices)  # (B, 2)
         offer = b.choice("offer", self.offers)  # (B, 2): drops of B, drops of A
         first_is_a = juice[:, 0] == "a"

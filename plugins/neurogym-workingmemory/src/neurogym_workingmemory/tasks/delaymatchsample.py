@@ -101,6 +101,7 @@ class DelayMatchSample(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
+        validate.integers_in_range(ground_truth, "ground_truth", 1, 2)
         sample = b.choice("sample_theta", self.theta)
         test = b.set_param(
             "test_theta", np.where(ground_truth == 1, sample, np.mod(sample + np.pi, 2 * np.pi))
