@@ -190,8 +190,6 @@ FORCED_OUT_OF_DOMAIN = [
     ("PerceptualDecisionMaking", {"coh": float("nan")}, r"forced coh must be finite numbers"),
     ("PerceptualDecisionMakingDelayResponse", {"ground_truth": 5}, _INTS + r"\[1, 2\]"),
     ("EconomicDecisionMaking", {"ground_truth": 1}, _DERIVED + "the offers"),
-    ("IntervalDiscrimination", {"ground_truth": 1}, _DERIVED + "the two durations"),
-    ("DelayPairedAssociation", {"ground_truth": 1}, _DERIVED + "the pair"),
 ]
 
 
@@ -210,3 +208,18 @@ def test_a_forced_value_outside_its_domain_or_not_forceable_is_refused(task, for
 def test_a_coherence_outside_the_list_can_still_be_forced():
     data = neurogym.batch("PerceptualDecisionMaking", 4, seed=0, coh=3.2)
     assert data.trial["coh"].tolist() == [3.2] * 4
+
+
+@pytest.mark.parametrize("task", ["PerceptualDecisionMaking", "yang19.dm1", "Reaching1D"])
+def test_a_ring_too_large_to_allocate_is_refused_at_once(task):
+    with pytest.raises(
+        ValueError, match=r"dim_ring must be an int in \[2, 4096\], got 1000000000"
+    ):
+        neurogym.make(task, dim_ring=10**9)
+
+
+def test_reaction_time_on_a_task_without_its_periods_is_refused_at_make():
+    with pytest.raises(
+        ValueError, match=r"ReactionTime needs a task with 'stimulus' and 'decision'"
+    ):
+        neurogym.make("Null", wrappers=["ReactionTime"])

@@ -28,6 +28,7 @@ import numpy as np
 
 __all__ = [
     "MAX_ALLOCATION",
+    "MAX_RING",
     "allocation",
     "boolean",
     "check_keys",
@@ -46,6 +47,11 @@ _T = TypeVar("_T")
 MAX_ALLOCATION = 4 * 1024**3
 """Bytes one request (a batch, a Dataset's cache) may allocate: 4 GiB. A request above it
 raises instead of exhausting the machine's memory."""
+
+
+MAX_RING = 4096
+"""The most units a task's ring (``dim_ring``) may have: a larger ring is no model of a
+population code, and its arrays would take gigabytes per batch."""
 
 
 def boolean(value: Any, name: str) -> bool:

@@ -121,7 +121,7 @@ def test_default_timing_dicts():
         (OneTwoThreeGo, {"timing": {"interval3": 500}}, ValueError,
          r"timing\['interval3'\] cannot be set \(got 500; only its placeholder 0\): "
          r"interval2 and interval3 last as long as interval1"),
-        (Reaching1D, {"dim_ring": 1}, ValueError, r"dim_ring must be an int >= 2, got 1"),
+        (Reaching1D, {"dim_ring": 1}, ValueError, r"dim_ring must be an int in .2, 4096., got 1"),
         (Reaching1D, {"rewards": {"fail": 1.0}}, ValueError,
          r"rewards\['correct'\] must be greater than rewards\['fail'\]"),
     ],

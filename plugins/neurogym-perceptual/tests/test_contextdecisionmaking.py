@@ -69,7 +69,7 @@ class TestContextDecisionMaking:
     @pytest.mark.parametrize(
         ("kwargs", "match"),
         [({"impl_context_modality": 2}, "impl_context_modality must be 0 or 1 .* got 2"),
-         ({"dim_ring": 1}, "dim_ring must be an int >= 2, got 1"),
+         ({"dim_ring": 1}, "dim_ring must be an int in .2, 4096., got 1"),
          ({"timing": {"delay": -5}}, "timing\\['delay'\\]")],
     )  # fmt: skip
     def test_bad_args(self, kwargs, match):

@@ -39,7 +39,7 @@ class TestMultiSensoryIntegration:
         assert meta["paper_link"] == "https://www.jneurosci.org/content/32/11/3726"
 
     def test_bad_args(self):
-        with pytest.raises(ValueError, match="dim_ring must be an int >= 2, got 1"):
+        with pytest.raises(ValueError, match=r"dim_ring must be an int in .2, 4096., got 1"):
             MultiSensoryIntegration(dim_ring=1)
         with pytest.raises(ValueError, match="timing\\['stimulus'\\]"):
             MultiSensoryIntegration(timing={"stimulus": -1})

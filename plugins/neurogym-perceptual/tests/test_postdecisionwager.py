@@ -300,8 +300,8 @@ def test_same_seed_same_trials():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"dim_ring": 1}, "dim_ring must be an int >= 2, got 1"),
-        ({"dim_ring": 2.0}, "dim_ring must be an int >= 2, got 2.0"),
+        ({"dim_ring": 1}, "dim_ring must be an int in [2, 4096], got 1"),
+        ({"dim_ring": 2.0}, "dim_ring must be an int in [2, 4096], got 2.0"),
         ({"sigma": -1.0}, "sigma must be a finite number >= 0, got -1.0"),
         ({"rewards": {"fail": 1.0}}, "rewards['correct'] and rewards['fail'] must differ"),
         ({"timing": {"delay": -5}}, "timing['delay']"),

@@ -280,6 +280,14 @@ class ReactionTime(gym.Wrapper[Any, Any, Any, Any]):
         super().__init__(env)
         self._task = require_trial_env(env, "ReactionTime")
         _reject_switching(env)
+        timing = getattr(self._task, "timing", None) or {}
+        missing = [period for period in ("stimulus", "decision") if period not in timing]
+        if missing:  # refuse at make, not at every step
+            raise ValueError(
+                f"ReactionTime needs a task with 'stimulus' and 'decision' periods; "
+                f"{type(self._task).__name__}'s timing has no {missing} (periods: "
+                f"{list(timing)})"
+            )
         self.urgency = float(urgency)
         self.end_on_stimulus = bool(end_on_stimulus)
         self.tr_dur = 0

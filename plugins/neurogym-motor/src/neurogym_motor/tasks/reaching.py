@@ -175,7 +175,9 @@ class Reaching1D(_Reaching):
         dim_ring: int = 16,
     ) -> None:
         super().__init__(dt, rewards, timing)
-        self.dim_ring = n = validate.integer(dim_ring, "dim_ring", minimum=2)
+        self.dim_ring = n = validate.integer(
+            dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING
+        )
         self.theta = np.linspace(0, 2 * np.pi, n, endpoint=False)
         self.observation_space = spaces.Box(
             -np.inf,

@@ -78,7 +78,9 @@ class RingTask(ngym.TrialEnv):
         default_timing: Mapping[str, Any],
     ) -> None:
         super().__init__(dt=dt)
-        self.dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
+        self.dim_ring = validate.integer(
+            dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING
+        )
         self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
         if rewards:
             self.rewards.update(rewards)

@@ -105,7 +105,7 @@ class MatchTask(RingTask):
         sigma: float = 1.0,
         dim_ring: int = 16,
     ) -> None:
-        if validate.integer(dim_ring, "dim_ring", minimum=2) % 2:
+        if validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING) % 2:
             raise ValueError(f"dim_ring must be an even int >= 2, got {dim_ring!r}")
         default = {"fixation": 300, "sample": 500, "delay": 1000, "test": 500, "decision": 900}
         super().__init__(dt, rewards, timing, dim_ring, default)

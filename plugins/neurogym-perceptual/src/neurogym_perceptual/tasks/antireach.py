@@ -83,7 +83,9 @@ class AntiReach(ngym.TrialEnv):
         if timing:
             self.timing.update(timing)
         self.abort = False
-        self.dim_ring = n = validate.integer(dim_ring, "dim_ring", minimum=2)
+        self.dim_ring = n = validate.integer(
+            dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING
+        )
         self.theta = np.linspace(0, 2 * np.pi, n, endpoint=False)
         self.choices = np.arange(n)
         self.observation_space = spaces.Box(

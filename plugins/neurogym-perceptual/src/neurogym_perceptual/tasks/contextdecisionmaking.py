@@ -103,7 +103,9 @@ class ContextDecisionMaking(ngym.TrialEnv):
                 f"got {impl_context_modality!r}"
             )
         self.use_expl_context = bool(use_expl_context)
-        self.dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
+        self.dim_ring = validate.integer(
+            dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING
+        )
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.cohs = list(COHS)
         self.contexts = [0, 1] if self.use_expl_context else [int(impl_context_modality)]

@@ -83,7 +83,9 @@ class MultiSensoryIntegration(ngym.TrialEnv):
         dim_ring: int = 2,
     ) -> None:
         super().__init__(dt=dt)
-        self.dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
+        self.dim_ring = validate.integer(
+            dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING
+        )
         self.cohs = list(COHS)
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.rewards = {"abort": -0.1, "correct": +1.0}

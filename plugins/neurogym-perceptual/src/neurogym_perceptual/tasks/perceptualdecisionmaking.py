@@ -110,7 +110,7 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
         abort: bool = False,
     ) -> None:
         super().__init__(dt=dt)
-        dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
+        dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING)
         cohs = DEFAULT_COHS if cohs is None else cohs
         self.cohs = np.array([validate.number(coh, "cohs[]") for coh in cohs])
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)

@@ -98,7 +98,7 @@ class PostDecisionWager(ngym.TrialEnv):
         sigma: float = 1.0,
     ) -> None:
         super().__init__(dt=dt)
-        dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
+        dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING)
         validate.number(sigma, "sigma", minimum=0)
         self.dim_ring = dim_ring
         self.wagers = (True, False)

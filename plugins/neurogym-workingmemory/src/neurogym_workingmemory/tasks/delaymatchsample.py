@@ -79,7 +79,7 @@ class DelayMatchSample(ngym.TrialEnv):
         dim_ring: int = 2,
     ) -> None:
         super().__init__(dt=dt)
-        dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2)
+        dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING)
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.choices = np.array([1, 2])
         self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}

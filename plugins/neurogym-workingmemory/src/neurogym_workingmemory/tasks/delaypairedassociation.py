@@ -105,7 +105,6 @@ class DelayPairedAssociation(ngym.TrialEnv):
         self.action_space = spaces.Discrete(2, name={"fixation": 0, "go": 1})
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
-        b.not_forceable("ground_truth", "the pair (force pair= instead)")
         pair = b.choice("pair", self.pairs)
         validate.integers_in_range(pair, "pair", 1, 4)
         go = ((pair[:, 1] - pair[:, 0]) % 2 == self.association).astype(np.int64)

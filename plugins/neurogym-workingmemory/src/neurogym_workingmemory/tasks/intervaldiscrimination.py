@@ -102,7 +102,6 @@ class IntervalDiscrimination(ngym.TrialEnv):
         return b.set_param(name, floored)
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
-        b.not_forceable("ground_truth", "the two durations (force duration1=/duration2=)")
         duration1 = self._durations(b, "duration1", "stim1")
         duration2 = self._durations(b, "duration2", "stim2")
         ground_truth = b.set_param("ground_truth", np.where(duration1 > duration2, 1, 2))
