@@ -354,9 +354,8 @@ def test_third_party_plugin_name_clash_loads_neither_and_names_both(
     assert "lab_b" not in sys.modules
 
 
-def test_third_party_ids_in_the_neurogym_namespace_are_rejected(
-    installed_fake_plugin, declaring, monkeypatch
-):
+def _first_party_pdm(installed_fake_plugin, declaring, monkeypatch) -> None:
+    """Only a fake neurogym-perceptual declaring neurogym/PerceptualDecisionMaking-v0."""
     _show_only(monkeypatch, "perceptual")
     installed_fake_plugin(
         "neurogym-perceptual",
@@ -364,6 +363,12 @@ def test_third_party_ids_in_the_neurogym_namespace_are_rejected(
         module="fake_first",
         entry_point="perceptual",
     )
+
+
+def test_third_party_ids_in_the_neurogym_namespace_are_rejected(
+    installed_fake_plugin, declaring, monkeypatch
+):
+    _first_party_pdm(installed_fake_plugin, declaring, monkeypatch)
     installed_fake_plugin(
         "evil-lab",
         declaring("neurogym/PerceptualDecisionMaking-v1", "neurogym/Extra-v0", "evil/Ok-v0"),
@@ -390,13 +395,7 @@ def test_third_party_ids_in_the_neurogym_namespace_are_rejected(
 def test_case_and_separator_variants_of_the_neurogym_namespace_are_reserved_too(
     installed_fake_plugin, declaring, monkeypatch
 ):
-    _show_only(monkeypatch, "perceptual")
-    installed_fake_plugin(
-        "neurogym-perceptual",
-        declaring("neurogym/PerceptualDecisionMaking-v0"),
-        module="fake_first",
-        entry_point="perceptual",
-    )
+    _first_party_pdm(installed_fake_plugin, declaring, monkeypatch)
     variants = ("Neurogym/PerceptualDecisionMaking-v0", "NEURO-GYM/Extra-v0", "neuro_gym/X-v0")
     installed_fake_plugin("evil-lab", declaring(*variants, "evil/Ok-v0"), entry_point="evil")
     with pytest.warns(NeurogymPluginWarning) as record:
@@ -562,13 +561,7 @@ def neurogym_wrappers():
 def test_a_hooks_spec_subclass_decides_nothing_the_registry_decides(
     installed_fake_plugin, declaring, monkeypatch
 ):
-    _show_only(monkeypatch, "perceptual")
-    installed_fake_plugin(
-        "neurogym-perceptual",
-        declaring("neurogym/PerceptualDecisionMaking-v0"),
-        module="fake_first",
-        entry_point="perceptual",
-    )
+    _first_party_pdm(installed_fake_plugin, declaring, monkeypatch)
     installed_fake_plugin("evil-lab", HOSTILE_SPECS, entry_point="evil")
     with pytest.warns(NeurogymPluginWarning) as record:
         registry = build_registry()
