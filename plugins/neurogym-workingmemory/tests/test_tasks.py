@@ -370,3 +370,14 @@ def test_delay_match_category_ideal_observer():
     noisy = neurogym.make("DelayMatchCategory")
     score = noisy.unwrapped.ideal_observer(neurogym.batch(noisy, 20_000, seed=0)).mean()
     assert 0.9 < score < 0.99
+
+
+def test_delay_paired_association_honours_a_forced_ground_truth():
+    # trial wrappers (RandomGroundTruth, SideBias, ...) force it: a pair of that kind is drawn
+    forced = np.array([0, 1] * 500)
+    data = neurogym.batch("DelayPairedAssociation", 1000, seed=0, ground_truth=forced)
+    np.testing.assert_array_equal(data.trial["ground_truth"], forced)
+    pairs = {tuple(pair) for pair in data.trial["pair"].tolist()}
+    assert len(pairs) == 4  # both pairs of each kind occur
+    with pytest.raises(ValueError, match="disagrees with the forced pair"):
+        neurogym.batch("DelayPairedAssociation", 1, seed=0, ground_truth=1, pair=np.array([1, 2]))

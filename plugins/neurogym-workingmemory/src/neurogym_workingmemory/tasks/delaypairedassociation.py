@@ -51,7 +51,8 @@ class DelayPairedAssociation(ngym.TrialEnv):
     sigma: Input noise on the stimulus dims, scaled by ``1 / sqrt(dt)`` (1.0).
 
     Trial dict: ``pair`` (the two stimulus dims) and ``ground_truth`` (1 go, 0 no-go); ``pair``
-    can be forced (the ground truth follows from it).
+    can be forced (the ground truth follows from it), and so can ``ground_truth`` (a random
+    pair of that kind is drawn).
 
     ## References
     Sakai & Miyashita (1991), "Neural organization for the long-term memory of paired
@@ -104,10 +105,36 @@ class DelayPairedAssociation(ngym.TrialEnv):
         )
         self.action_space = spaces.Discrete(2, name={"fixation": 0, "go": 1})
 
+    def _pairs_of_forced_kind(self, b: BatchBuilder) -> None:
+        """A forced ``ground_truth`` (1 go, 0 no-go) picks a random pair of that kind.
+
+        Trial wrappers (RandomGroundTruth, SideBias, ...) force it; a forced ``pair`` must agree.
+        """
+        forced = b.forced("ground_truth")
+        if forced is None:
+            return
+        validate.integers_in_range(forced, "ground_truth", 0, 1)
+        kind = ((self.pairs[:, 1] - self.pairs[:, 0]) % 2 == self.association).astype(np.int64)
+        if "pair" in b.kwargs:
+            return  # the pair decides; checked against the forced ground truth below
+        chosen = np.empty((b.n, 2), dtype=self.pairs.dtype)
+        for value in (0, 1):
+            rows = np.flatnonzero(forced == value)
+            options = self.pairs[kind == value]
+            chosen[rows] = options[(b.rng.random(rows.size) * len(options)).astype(np.intp)]
+        b.kwargs["pair"] = chosen
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
+        self._pairs_of_forced_kind(b)
         pair = b.choice("pair", self.pairs)
         validate.integers_in_range(pair, "pair", 1, 4)
         go = ((pair[:, 1] - pair[:, 0]) % 2 == self.association).astype(np.int64)
+        forced = b.forced("ground_truth")
+        if forced is not None and np.any(forced != go):
+            raise ValueError(
+                f"forced ground_truth {forced.tolist()!r} disagrees with the forced pair "
+                f"{pair.tolist()!r} (go {go.tolist()!r}); force one of them"
+            )
         b.set_param("ground_truth", go)
         b.add_period(
             ["fixation", "stim1", "delay_btw_stim", "stim2", "delay_aft_stim", "decision"]
