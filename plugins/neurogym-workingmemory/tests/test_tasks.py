@@ -381,3 +381,20 @@ def test_delay_paired_association_honours_a_forced_ground_truth():
     assert len(pairs) == 4  # both pairs of each kind occur
     with pytest.raises(ValueError, match="disagrees with the forced pair"):
         neurogym.batch("DelayPairedAssociation", 1, seed=0, ground_truth=1, pair=np.array([1, 2]))
+
+
+def test_interval_discrimination_honours_a_forced_ground_truth():
+    # 1: the first interval is longer; floored durations can tie, so ties are drawn again
+    forced = np.array([1, 2] * 500)
+    data = neurogym.batch("IntervalDiscrimination", 1000, seed=0, ground_truth=forced)
+    np.testing.assert_array_equal(data.trial["ground_truth"], forced)
+    first, second = data.trial["duration1"], data.trial["duration2"]
+    assert (first[forced == 1] > second[forced == 1]).all()
+    assert (first[forced == 2] <= second[forced == 2]).all()
+    with pytest.raises(ValueError, match="disagrees with the forced durations"):
+        neurogym.batch(
+            "IntervalDiscrimination", 1, seed=0, ground_truth=1, duration1=300.0, duration2=500.0
+        )
+    equal = {"timing": {"stim1": 400, "stim2": 400}}
+    with pytest.raises(ValueError, match="cannot draw durations with duration1 > duration2"):
+        neurogym.batch("IntervalDiscrimination", 1, seed=0, ground_truth=1, env_kwargs=equal)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, StandardDecision, spaces
+from neurogym import BatchBuilder, StandardDecision, spaces, validate
 
 __all__ = ["IntervalDiscrimination"]
 
@@ -94,16 +94,56 @@ class IntervalDiscrimination(ngym.TrialEnv):
         )
         self.action_space = spaces.Discrete(3, name={"fixation": 0, "choice1": 1, "choice2": 2})
 
+    def _ordered_as_forced(
+        self, b: BatchBuilder, duration1: np.ndarray, duration2: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Durations whose order gives a forced ``ground_truth`` (1: the first is longer).
+
+        Trial wrappers (RandomGroundTruth, SideBias, ...) force it. Drawn durations are swapped
+        where they disagree; a tie (the shorter floored durations can be equal) is drawn again
+        where the first must be longer. Forced durations must agree with it.
+        """
+        forced = b.forced("ground_truth")
+        if forced is None:
+            return duration1, duration2
+        validate.integers_in_range(forced, "ground_truth", 1, 2)
+        first = forced == 1
+        if "duration1" in b.kwargs or "duration2" in b.kwargs:
+            if np.any((duration1 > duration2) != first):
+                raise ValueError(
+                    f"forced ground_truth {forced.tolist()!r} disagrees with the forced "
+                    "durations (1 means duration1 > duration2); force one of them"
+                )
+            return duration1, duration2
+        d1, d2 = duration1.copy(), duration2.copy()
+        for _ in range(100):
+            ties = first & (d1 == d2)
+            if not ties.any():
+                break
+            d1[ties] = self._floored(self.timing.spec("stim1").sample(b.rng, int(ties.sum())))
+            d2[ties] = self._floored(self.timing.spec("stim2").sample(b.rng, int(ties.sum())))
+        else:
+            raise ValueError(
+                "cannot draw durations with duration1 > duration2 from the timing "
+                f"{self.timing['stim1']!r} and {self.timing['stim2']!r} at dt={self.dt}"
+            )
+        swap = (d1 > d2) != first
+        d1[swap], d2[swap] = d2[swap], d1[swap].copy()
+        return b.set_param("duration1", d1), b.set_param("duration2", d2)
+
+    def _floored(self, raw: np.ndarray) -> np.ndarray:
+        return np.floor(np.asarray(raw, dtype=float) / self.dt + 1e-9) * self.dt
+
     def _durations(self, b: BatchBuilder, name: str, period: str) -> np.ndarray:
         """Forced durations, or ``timing[period]`` sampled for the batch, floored to ``dt``."""
         forced = b.forced(name)
         raw = self.timing.spec(period).sample(b.rng, b.n) if forced is None else forced
-        floored = np.floor(np.asarray(raw, dtype=float) / self.dt + 1e-9) * self.dt
-        return b.set_param(name, floored)
+        return b.set_param(name, self._floored(raw))
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         duration1 = self._durations(b, "duration1", "stim1")
         duration2 = self._durations(b, "duration2", "stim2")
+        duration1, duration2 = self._ordered_as_forced(b, duration1, duration2)
         ground_truth = b.set_param("ground_truth", np.where(duration1 > duration2, 1, 2))
         periods = ["fixation", "stim1", "delay1", "stim2", "delay2", "decision"]
         b.add_period(periods, duration=[None, duration1, None, duration2, None, None])
