@@ -223,3 +223,12 @@ def test_reaction_time_on_a_task_without_its_periods_is_refused_at_make():
         ValueError, match=r"ReactionTime needs a task with 'stimulus' and 'decision'"
     ):
         neurogym.make("Null", wrappers=["ReactionTime"])
+
+
+@pytest.mark.parametrize("actions", [np.array([0, 0]), 0, np.zeros((4,), dtype=int)])
+def test_the_loop_vector_env_wants_one_action_per_env(actions):
+    vec = gymnasium.make_vec("neurogym/perceptualdecisionmaking.roitman02-v0", num_envs=3)
+    assert vec.metadata["neurogym_vectorization"] == "loop"
+    vec.reset(seed=0)
+    with pytest.raises(InvalidActionError, match=r"expected 3 actions, one per env"):
+        vec.step(actions)

@@ -30,7 +30,26 @@ def check_attribute(env: Any, name: str) -> None:
 
 
 class LoopVectorEnv(SyncVectorEnv):
-    """gymnasium's SyncVectorEnv whose ``set_attr`` refuses unknown attribute names."""
+    """gymnasium's SyncVectorEnv that checks what it is given.
+
+    ``set_attr`` refuses unknown attribute names, and ``step`` a batch of actions whose
+    length is not the number of envs (gymnasium reports that as a ``zip()`` error); each
+    env's own ``step`` then checks its action.
+    """
+
+    def step(self, actions: Any) -> Any:
+        """Steps every sub-env with its action (see ``SyncVectorEnv.step``).
+
+        Raises:
+            InvalidActionError: If there is not one action per env.
+        """
+        shape = np.shape(actions)
+        if not shape or shape[0] != self.num_envs:
+            raise InvalidActionError(
+                f"expected {self.num_envs} actions, one per env (batch shape "
+                f"{self.action_space.shape}), got shape {shape}"
+            )
+        return super().step(actions)
 
     def set_attr(self, name: str, values: Any) -> None:
         """Sets attribute ``name`` of every sub-env (see ``SyncVectorEnv.set_attr``).
