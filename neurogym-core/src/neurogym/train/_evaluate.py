@@ -52,12 +52,12 @@ def strict_criterion(env: gym.Env[Any, Any]) -> tuple[str, int | None]:
     names = getattr(env.action_space, "name", None)
     fixation = names.get("fixation") if isinstance(names, dict) else None
     fixation = int(fixation) if isinstance(fixation, int | np.integer) else None
-    wrappers = [getattr(link, "strict_criterion", None) for link in iter_chain(env)]
-    declared = next(
-        (value for link, value in zip(iter_chain(env), wrappers, strict=True)
-         if link is not task and value is not None),
-        getattr(task, "strict_criterion", None),
-    )  # fmt: skip
+    declared = getattr(task, "strict_criterion", None)
+    for link in iter_chain(env):  # outermost first: a wrapper's declaration wins
+        by_wrapper = getattr(link, "strict_criterion", None) if link is not task else None
+        if by_wrapper is not None:
+            declared = by_wrapper
+            break
     if declared is None:
         has_gt = getattr(task, "has_groundtruth", True)
         declared = FIXATE_THEN_RESPOND if fixation is not None and has_gt else PERFORMANCE

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 import neurogym
-from neurogym.train._evaluate import evaluate, run_closed_loop, strict_criterion
+from neurogym.train._ceilings import observed_ceiling, scripted_score
+from neurogym.train._evaluate import evaluate
 
 __all__ = ["RL_RECIPES", "RLRecipe", "rl_oracle", "rl_row"]
 
@@ -212,21 +213,9 @@ def rl_oracle(name: str, trials: int = 200, seed: int = 1) -> tuple[float, str]:
         KeyError: The task has no declared oracle.
     """
     recipe, (player, knows) = RL_RECIPES[name], _ORACLES[name]
-    play = player()
-    tasks: list[Any] = []
-
-    def make() -> Any:
-        env = neurogym.make(name, **dict(recipe.env_kwargs))
-        tasks.append(env.unwrapped)
-        return env
-
-    def act(obs: np.ndarray, state: Any, rng: Any) -> tuple[np.ndarray, Any]:
-        del obs, rng
-        return np.array([play(task) for task in tasks]), state
-
-    _, fixation = strict_criterion(neurogym.make(name, **dict(recipe.env_kwargs)))
-    run = run_closed_loop(make, act, trials, seed=seed, fixation_action=fixation)
-    return float(run.strict.mean()), knows
+    play = player()  # a fresh agent: DawTwoStep's keeps a belief per env
+    kwargs = dict(recipe.env_kwargs)
+    return scripted_score(name, lambda env: play(env.unwrapped), trials, seed, kwargs), knows
 
 
 def _learn(name: str, recipe: RLRecipe, seed: int = 0) -> Any:
@@ -263,8 +252,7 @@ def _unwrapped_ideal(name: str, recipe: RLRecipe, trials: int = 20_000) -> float
     task: Any = neurogym.make(name, **dict(recipe.env_kwargs)).unwrapped
     if not getattr(task, "has_groundtruth", True):
         return None
-    correct = task.ideal_observer(neurogym.batch(task, trials, seed=0))
-    return None if correct is None else float(np.mean(correct))
+    return observed_ceiling(task, trials, seed=0)
 
 
 def rl_row(name: str, eval_trials: int) -> dict[str, Any]:

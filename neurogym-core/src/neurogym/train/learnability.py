@@ -28,7 +28,8 @@ import torch
 import neurogym
 from neurogym._env.chain import iter_chain
 from neurogym.data import UnsupportedWrapperError, batch_source
-from neurogym.train._evaluate import evaluate, run_closed_loop, strict_criterion
+from neurogym.train._ceilings import observed_ceiling, scripted_score
+from neurogym.train._evaluate import evaluate
 from neurogym.train._rl_rows import RL_RECIPES, rl_row
 from neurogym.train._trainer import TrainConfig, train
 from neurogym.wrappers import MultiEnvs
@@ -118,21 +119,11 @@ def oracle_performance(
     Measured with the same closed loop, seeds and strict criterion as the network and the
     chance baselines in :func:`~neurogym.train.evaluate`.
     """
-    envs: list[Any] = []
 
-    def make() -> Any:
-        env = neurogym.make(task_id, **(env_kwargs or {}))
-        envs.append(env)
-        return env
+    def play_ground_truth(env: Any) -> Any:
+        return _active_task(env).gt_now
 
-    def play_ground_truth(obs: np.ndarray, state: Any, rng: Any) -> tuple[np.ndarray, Any]:
-        del obs, rng
-        actions = [_active_task(env).gt_now for env in envs]
-        return np.array(actions, dtype=envs[0].action_space.dtype), state
-
-    _, fixation = strict_criterion(neurogym.make(task_id, **(env_kwargs or {})))
-    run = run_closed_loop(make, play_ground_truth, trials, seed=seed, fixation_action=fixation)
-    return float(run.strict.mean())
+    return scripted_score(task_id, play_ground_truth, trials, seed, env_kwargs)
 
 
 def ideal_ceiling(
@@ -148,8 +139,10 @@ def ideal_ceiling(
     env = neurogym.make(task_id, **(env_kwargs or {}))
     task_set = next((link for link in iter_chain(env) if isinstance(link, MultiEnvs)), None)
     if task_set is None:
-        return _observed(env, trials, seed)
-    parts = [_observed(sub, trials // len(task_set.envs) + 1, seed) for sub in task_set.envs]
+        return observed_ceiling(env, trials, seed)
+    parts = [
+        observed_ceiling(sub, trials // len(task_set.envs) + 1, seed) for sub in task_set.envs
+    ]
     if all(part is None for part in parts):
         return None
     schedule = getattr(task_set, "schedule", None)
@@ -157,11 +150,6 @@ def ideal_ceiling(
     if weights is None:
         weights = np.full(len(parts), 1 / len(parts))
     return float(np.dot(weights, [1.0 if part is None else part for part in parts]))
-
-
-def _observed(env: Any, trials: int, seed: int) -> float | None:
-    correct = env.unwrapped.ideal_observer(neurogym.batch(env, trials, seed=seed))
-    return None if correct is None else float(np.mean(correct))
 
 
 def _active_task(env: Any) -> Any:
@@ -293,6 +281,12 @@ def _row_one_thread(*args: Any) -> dict[str, Any]:
     return _row(*args)
 
 
+def _reported(row: dict[str, Any]) -> dict[str, Any]:
+    """``row``, its task and status printed to stderr (progress of a long run)."""
+    print(f"{row['task']}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
+    return row
+
+
 def _in_processes(calls: list[tuple[Any, ...]], jobs: int) -> list[dict[str, Any]]:
     """The rows of ``calls`` in ``jobs`` processes of one torch thread each, in order."""
     import multiprocessing
@@ -301,12 +295,7 @@ def _in_processes(calls: list[tuple[Any, ...]], jobs: int) -> list[dict[str, Any
     context = multiprocessing.get_context("spawn")  # no torch state forked into the workers
     with ProcessPoolExecutor(jobs, mp_context=context) as pool:
         futures = [pool.submit(_row_one_thread, *call) for call in calls]
-        rows = []
-        for future in futures:
-            rows.append(future.result())
-            row = rows[-1]
-            print(f"{row['task']}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
-        return rows
+        return [_reported(future.result()) for future in futures]
 
 
 def _status(accuracy: float, chance: float, ceiling: float) -> str:
@@ -370,8 +359,9 @@ def _header(runs: str) -> list[str]:
         "stable-baselines3 PPO or sb3-contrib RecurrentPPO (`RL_RECIPES` in "
         "`neurogym/train/_rl_rows.py`, with the reason for each), 16 envs, the budget in "
         "steps; evaluated the same way (with the state carried across trials where trained "
-        "so). Their *oracle* is a scripted agent; where it must know a hidden variable (the "
-        "opponent's choice, the rewarded state) it is an upper bound, not a reachable score.",
+        "so). Their *oracle* is a scripted agent that sees what an agent sees (DawTwoStep's "
+        "learns the rewarded state from rewards; MatchingPenny's opponent is predictable from "
+        "the agent's own choices), so its score is reachable.",
         f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, Python "
         f"{platform.python_version()}, torch {torch.__version__}, numpy {np.__version__}.",
         "",
@@ -502,13 +492,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ray is None and args.jobs > 1:
         rows = _in_processes(calls, args.jobs)
     elif args.ray is None:
-        rows = [_row(*call) for call in calls]
+        rows = [_reported(_row(*call)) for call in calls]
     else:
         from neurogym.train.sweep import on_ray
 
-        rows = on_ray(_row_one_thread, calls, address=args.ray or None)
-    for row in rows:
-        print(f"{row['task']}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
+        rows = [_reported(row) for row in on_ray(_row_one_thread, calls, address=args.ray or None)]
     command = "python -m neurogym.train.learnability " + " ".join(argv or sys.argv[1:])
     run = {"command": command.strip(), "minutes": round((time.perf_counter() - start) / 60, 1)}
     rows = [{**row, "run": run} for row in rows]

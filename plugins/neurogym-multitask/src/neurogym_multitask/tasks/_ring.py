@@ -23,7 +23,6 @@ __all__ = [
     "circular_distance",
     "gaussian_bump",
     "indices_of",
-    "not_forceable",
 ]
 
 N_MODALITIES = 2
@@ -151,13 +150,3 @@ class RingTask(ngym.TrialEnv):
         if name in b.kwargs:
             validate.integers_in_range(b.kwargs[name], name, 0, self.dim_ring - 1)
         return b.choice(name, np.arange(self.dim_ring))
-
-
-def not_forceable(b: BatchBuilder, name: str, because: str) -> None:
-    """Refuses a forced value for a trial variable the task derives from others.
-
-    Raises:
-        ValueError: If ``name`` was forced, saying what it is derived from.
-    """
-    if name in b.kwargs:
-        raise ValueError(f"{name} cannot be forced: it is derived from {because}")

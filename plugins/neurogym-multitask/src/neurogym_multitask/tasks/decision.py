@@ -19,7 +19,6 @@ from neurogym_multitask.tasks._ring import (
     RingTask,
     gaussian_bump,
     indices_of,
-    not_forceable,
 )
 
 __all__ = [
@@ -239,7 +238,7 @@ class DecisionTask(RingTask):
         return correct
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
-        not_forceable(b, "ground_truth", "the stimuli (force theta1/theta2/cohs instead)")
+        b.not_forceable("ground_truth", "the stimuli (force theta1/theta2/cohs instead)")
         i1, i2 = self._directions(b)
         n = self.dim_ring
         # Whole observation rows of the two stimulus periods (fixation input included), so

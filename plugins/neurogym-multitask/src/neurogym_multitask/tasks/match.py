@@ -13,7 +13,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, validate
-from neurogym_multitask.tasks._ring import RingTask, gaussian_bump, not_forceable
+from neurogym_multitask.tasks._ring import RingTask, gaussian_bump
 
 __all__ = ["DMC", "DMS", "DNMC", "DNMS", "MatchTask", "category_of"]
 
@@ -123,7 +123,7 @@ class MatchTask(RingTask):
         return np.where(match, sample, (sample + self.half_ring) % self.dim_ring)
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
-        not_forceable(b, "test_theta", "ground_truth, sample_theta and the match rule")
+        b.not_forceable("test_theta", "ground_truth, sample_theta and the match rule")
         if "ground_truth" in b.kwargs:
             validate.integers_in_range(b.kwargs["ground_truth"], "ground_truth", 1, 2)
         match = b.choice("ground_truth", self.choices) == MATCH

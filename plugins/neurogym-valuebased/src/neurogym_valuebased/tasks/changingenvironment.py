@@ -90,9 +90,7 @@ class ChangingEnvironment(ngym.TrialEnv):
     ) -> None:
         super().__init__(dt=dt)
         self.cxt_ch_prob = validate.probability(cxt_ch_prob, "cxt_ch_prob")
-        if not isinstance(cxt_cue, bool | np.bool_):
-            raise TypeError(f"cxt_cue must be True or False, got {cxt_cue!r}")
-        self.cxt_cue = bool(cxt_cue)
+        self.cxt_cue = validate.boolean(cxt_cue, "cxt_cue")
         self.sides = np.array([1, 2])
         scale = validate.number(stim_scale, "stim_scale")
         self.cohs = np.array([0, 6.4, 12.8, 25.6, 51.2]) * scale
