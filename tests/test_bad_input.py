@@ -181,15 +181,25 @@ def test_a_continuous_action_holding_nan_or_infinity_is_refused(task, bad):
     env.step(np.zeros(env.action_space.shape, dtype=np.float32))  # a finite one is scored
 
 
-_INTS = r"ground_truth must hold ints in "
+_NOT_ONE_OF = r"forced ground_truth={} is not one of its values "
 _DERIVED = r"ground_truth cannot be forced: it is derived from "
 FORCED_OUT_OF_DOMAIN = [
-    ("DelayMatchSample", {"ground_truth": 99}, _INTS + r"\[1, 2\], got \[99"),
-    ("PerceptualDecisionMaking", {"ground_truth": -1}, _INTS + r"\[0, 1\], got \[-1"),
-    ("PerceptualDecisionMaking", {"ground_truth": 99}, _INTS + r"\[0, 1\], got \[99"),
-    ("PerceptualDecisionMaking", {"coh": float("nan")}, r"forced coh must be finite numbers"),
-    ("PerceptualDecisionMakingDelayResponse", {"ground_truth": 5}, _INTS + r"\[1, 2\]"),
+    ("DelayMatchSample", {"ground_truth": 99}, _NOT_ONE_OF.format(99) + r"\[1, 2\]$"),
+    ("PerceptualDecisionMaking", {"ground_truth": -1}, _NOT_ONE_OF.format(-1) + r"\[0, 1\]$"),
+    ("PerceptualDecisionMaking", {"ground_truth": 99}, _NOT_ONE_OF.format(99) + r"\[0, 1\]$"),
+    ("PerceptualDecisionMaking", {"coh": float("nan")}, r"forced coh must be a finite number"),
+    ("PerceptualDecisionMakingDelayResponse", {"ground_truth": 5}, _NOT_ONE_OF.format(5)),
     ("EconomicDecisionMaking", {"ground_truth": 1}, _DERIVED + "the offers"),
+    ("EconomicDecisionMaking", {"offer": [-1, 2]}, r"forced offer must be pairs of non-negative"),
+    ("yang19.go", {"anti": 2}, r"forced anti=2 is not one of its values \[False, True\]"),
+    ("AnnubesEnv", {"catch": 5}, r"forced catch=5 is not one of its values \[False, True\]"),
+    ("DawTwoStep", {"hi_state": 99}, r"hi_state must hold ints in \[0, 1\], got \[99\]"),
+    (
+        "yang19.dm1",
+        {"stim_period": 5.0},
+        r"stim_period cannot be forced: DM1 derives it .*forced 5.0, the trial has \[\d",
+    ),
+    ("MatchingPenny", {"previous_opponent": 7}, r"previous_opponent cannot be forced"),
 ]
 
 
@@ -200,9 +210,35 @@ def test_a_forced_value_outside_its_domain_or_not_forceable_is_refused(task, for
     trial = dict(env.unwrapped.trial)
     with pytest.raises(ValueError, match=message):
         env.unwrapped.new_trial(**forced)
-    with pytest.raises(ValueError, match=message):
-        neurogym.batch(task, 4, seed=0, **forced)
+    if env.unwrapped.has_groundtruth:  # batches are supervised data
+        with pytest.raises(ValueError, match=message):
+            neurogym.batch(task, 4, seed=0, **forced)
     assert env.unwrapped.trial.keys() == trial.keys()  # the current trial is kept
+
+
+def _scalar_trial_variables(trial: dict) -> list[tuple[str, object]]:
+    """(name, out-of-domain value) for each scalar int or float variable of a trial."""
+    cases: list[tuple[str, object]] = []
+    for name, value in trial.items():
+        kind = np.asarray(value).dtype.kind
+        if np.ndim(value) == 0 and kind in "iu":
+            cases += [(name, 99), (name, -1)]
+        elif np.ndim(value) == 0 and kind == "f":
+            cases += [(name, float("nan")), (name, float("inf"))]
+    return cases
+
+
+@pytest.mark.parametrize("task", TASK_IDS)
+def test_no_task_takes_an_out_of_domain_forced_value_silently(task):
+    # every first-party task's integer variables are categories or counts that neither 99 nor
+    # -1 belongs to, and no variable is NaN or infinite: each forced value is refused (naming
+    # the variable), or the trial would silently be wrong
+    wrapped = neurogym.make(task)
+    wrapped.reset(seed=0)
+    env = wrapped.unwrapped
+    for name, bad in _scalar_trial_variables(dict(env.trial)):
+        with pytest.raises(ValueError, match=re.escape(name)):
+            env.new_trial(**{name: bad})
 
 
 def test_a_coherence_outside_the_list_can_still_be_forced():

@@ -30,6 +30,7 @@ __all__ = [
     "MAX_ALLOCATION",
     "MAX_RING",
     "allocation",
+    "among",
     "boolean",
     "check_keys",
     "choice",
@@ -261,6 +262,35 @@ def choice(value: _T, name: str, options: Collection[_T]) -> _T:
         listed = ", ".join(repr(option) for option in options)
         raise ValueError(f"{name} must be one of {listed}, got {value!r}{closest(value, options)}")
     return value
+
+
+def among(forced: np.ndarray, name: str, options: np.ndarray) -> np.ndarray:
+    """Per-trial values ``(B, ...)`` that must each be one of ``options`` (forced categories).
+
+    Args:
+        forced: One value per trial (a row per trial for tuple-valued options).
+        name: The trial variable's name, for the message.
+        options: One option per row: scalars ``(k,)`` or tuples such as pairs ``(k, m)``.
+
+    Returns:
+        ``forced``, unchanged.
+
+    Raises:
+        ValueError: Naming the first value that is not one of ``options``, and the options.
+    """
+    forced = np.asarray(forced)
+    options = np.asarray(options)
+    flat = options.reshape(options.shape[0], -1)
+    rows = forced.reshape(forced.shape[0], -1)
+    try:
+        hit = (rows[:, None, :] == flat[None, :, :]).all(axis=2).any(axis=1)
+    except (TypeError, ValueError):  # a value numpy cannot compare with the options
+        hit = np.zeros(rows.shape[0], dtype=bool)
+    if not hit.all():
+        shown = np.asarray(forced[int(np.argmin(hit))]).tolist()
+        listed = options.tolist()
+        raise ValueError(f"forced {name}={shown!r} is not one of its values {listed}")
+    return forced
 
 
 def integers_in_range(values: Any, name: str, low: int, high: int) -> np.ndarray:

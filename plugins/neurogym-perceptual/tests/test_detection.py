@@ -317,7 +317,9 @@ def test_bad_constructor_args(kwargs, error, message):
 
 def test_bad_forced_values():
     env = fresh(22)
-    with pytest.raises(ValueError, match=re.escape("ground_truth must be 1 (go) or 0 (no-go)")):
+    with pytest.raises(
+        ValueError, match=r"forced ground_truth=2 is not one of its values \[0, 1\]"
+    ):
         env.new_trial(ground_truth=2)
     with pytest.raises(ValueError, match=re.escape("delay must be >= 0 ms")):
         env.new_trial(ground_truth=1, delay=-1.0)

@@ -314,7 +314,7 @@ def test_bad_constructor_args(kwargs, message):
 
 def test_forced_ground_truth_out_of_range():
     env = fresh(17)
-    with pytest.raises(ValueError, match=r"ground_truth must hold ints in \[0, 1\], got \[2\]"):
+    with pytest.raises(ValueError, match=r"forced ground_truth=2 is not one of its values \[0,"):
         env.new_trial(ground_truth=2)
 
 

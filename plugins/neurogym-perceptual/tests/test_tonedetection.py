@@ -147,7 +147,10 @@ def test_forced_conditions():
 def test_bad_forced_condition_is_rejected():
     env = ToneDetection()
     env.reset(seed=6)
-    with pytest.raises(ValueError, match=r"forced condition 4 is not one of \[0, 1, 2, 3\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"forced ground_truth=4 is not one of its values \[0, 1, 2, 3\]",
+    ):
         env.new_trial(ground_truth=4)
 
 

@@ -112,7 +112,10 @@ def test_delay_match_category_compares_categories(dim_ring):
     trial = env.new_trial(ground_truth="non-match", sample_category=1)
     assert env.gt[-1] == 2
     assert trial["sample_category"] == 1
-    with pytest.raises(ValueError, match="ground_truth must be 'match' or 'non-match'"):
+    with pytest.raises(
+        ValueError,
+        match=r"forced ground_truth='same' is not one of its values \['match', 'non",
+    ):
         env.new_trial(ground_truth="same")
 
 
@@ -379,8 +382,13 @@ def test_delay_paired_association_honours_a_forced_ground_truth():
     np.testing.assert_array_equal(data.trial["ground_truth"], forced)
     pairs = {tuple(pair) for pair in data.trial["pair"].tolist()}
     assert len(pairs) == 4  # both pairs of each kind occur
+    kind = int(
+        neurogym.batch("DelayPairedAssociation", 1, seed=0, pair=[1, 3]).trial["ground_truth"][0]
+    )
     with pytest.raises(ValueError, match="disagrees with the forced pair"):
-        neurogym.batch("DelayPairedAssociation", 1, seed=0, ground_truth=1, pair=np.array([1, 2]))
+        neurogym.batch("DelayPairedAssociation", 1, seed=0, ground_truth=1 - kind, pair=[1, 3])
+    with pytest.raises(ValueError, match=r"forced pair=\[1, 2\] is not one of its values"):
+        neurogym.batch("DelayPairedAssociation", 1, seed=0, pair=[1, 2])
 
 
 def test_interval_discrimination_honours_a_forced_ground_truth():

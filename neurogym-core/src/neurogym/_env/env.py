@@ -20,7 +20,7 @@ from neurogym._env.rewards import CheckedRewards
 from neurogym._trials.batch import refuse_empty_trials
 from neurogym._trials.builder import BatchBuilder, TrialBatch
 from neurogym._trials.stack import loop_trials
-from neurogym._trials.variables import RecordOnly
+from neurogym._trials.variables import RecordOnly, kept_forced
 from neurogym.rules import OutcomeTable, StandardDecision
 from neurogym.timing import TimingDict
 
@@ -273,7 +273,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             )
             self._current = current
             try:
-                current.trial = self._new_trial(**plain)
+                current.trial = kept_forced(type(self).__name__, plain, self._new_trial(**plain))
             finally:
                 self._current = previous
         current.sync_arrays()

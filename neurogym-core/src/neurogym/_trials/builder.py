@@ -23,10 +23,9 @@ from neurogym._trials.batch import (
 )
 from neurogym._trials.rowrng import RowGenerators
 from neurogym._trials.variables import (
-    RecordOnly,
     TrackedKwargs,
     TrialVariables,
-    unknown_kwargs_error,
+    check_forced_finite,
 )
 from neurogym._trials.where import (
     InvalidOperationError,
@@ -74,6 +73,8 @@ class BatchBuilder(TrialVariables):
         self.env = env
         self.n = n
         self.rng: np.random.Generator = env.rng if rng is None else rng
+        if kwargs:
+            check_forced_finite(kwargs)
         self.kwargs = TrackedKwargs(kwargs)
         self.dt = float(env.dt)
         self.trial: dict[str, Any] = {}
@@ -534,31 +535,6 @@ class BatchBuilder(TrialVariables):
         return self.ob[:, sl]
 
     # ------------------------------------------------------------------ result
-    def record(self, returned: dict[str, Any] | None) -> dict[str, Any]:
-        """Records the returned trial variables and the forced kwargs; returns them all.
-
-        Raises:
-            ValueError: A forced kwarg the task neither read nor recorded (a typo such as
-                ``cooh=``), unless a wrapper passed it down as :class:`RecordOnly`.
-        """
-        for key, value in (returned or {}).items():
-            if self.trial.get(key) is not value:
-                self.set_param(key, value)
-        unknown = []
-        for key, value in dict.items(self.kwargs):
-            if isinstance(value, RecordOnly):
-                self.set_param(key, value.value)
-            elif key not in self.trial:
-                if not isinstance(self.kwargs, TrackedKwargs) or key not in self.kwargs.read:
-                    unknown.append(key)
-                self.set_param(key, value)
-        # Per-trial (upstream-style) tasks record every kwarg by design: nothing to check.
-        if unknown and self.env.batch_native:
-            read = self.kwargs.read if isinstance(self.kwargs, TrackedKwargs) else set()
-            known = [*self.trial.keys() - set(unknown), *read]
-            raise unknown_kwargs_error(type(self.env).__name__, unknown, list(set(known)))
-        return self.trial
-
     def finish(self, returned: dict[str, Any] | None) -> TrialBatch:
         """Collects the arrays and trial variables into a :class:`TrialBatch`."""
         self.record(returned)

@@ -13,9 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from neurogym.validate import closest
+from neurogym.validate import among, closest
 
-__all__ = ["RecordOnly", "TrackedKwargs", "TrialVariables", "unknown_kwargs_error"]
+__all__ = [
+    "RecordOnly",
+    "TrackedKwargs",
+    "TrialVariables",
+    "check_forced_finite",
+    "derived_error",
+    "kept_forced",
+    "same_value",
+    "unknown_kwargs_error",
+]
 
 
 class RecordOnly:
@@ -56,9 +65,72 @@ class TrackedKwargs(dict[str, Any]):
         return super().__contains__(key)
 
 
-def unknown_kwargs_error(task: str, unknown: list[str], known: list[str]) -> ValueError:
+def same_value(recorded: Any, forced: Any) -> bool:
+    """Whether a recorded trial variable is the forced value (equal, elementwise)."""
+    if recorded is forced:
+        return True
+    try:
+        return bool(np.array_equal(np.asarray(recorded), np.asarray(forced)))
+    except (TypeError, ValueError):
+        return False
+
+
+def derived_error(task: str, name: str, forced: Any, recorded: Any) -> ValueError:
+    """The error for a forced variable the task replaced by one it derived itself."""
+    shown = [_shown(value) for value in (forced, recorded)]
+    return ValueError(
+        f"{name} cannot be forced: {task} derives it from other trial variables (forced "
+        f"{shown[0]}, the trial has {shown[1]}; force those instead)"
+    )
+
+
+def _shown(value: Any) -> str:
+    """``value`` for a message: arrays and numpy scalars as plain lists and numbers."""
+    try:
+        return repr(np.asarray(value).tolist())
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def kept_forced(task: str, forced: dict[str, Any], trial: dict[str, Any]) -> dict[str, Any]:
+    """``trial`` from an upstream-style ``_new_trial``, refused if it overrode a forced value.
+
+    Such a task records every kwarg, so a forced variable it derives itself (DawTwoStep's
+    ``hi_state``) would be silently replaced.
+    """
+    for name, value in forced.items():
+        if name in trial and not same_value(trial[name], value):
+            raise derived_error(task, name, value, trial[name])
+    return trial
+
+
+def check_forced_finite(kwargs: dict[str, Any]) -> None:
+    """Raises a ValueError naming a forced numeric value that is NaN or infinite.
+
+    No trial variable has a meaningful non-finite value: a NaN coherence or duration would
+    silently turn into NaN observations or targets.
+    """
+    for name, value in kwargs.items():
+        if isinstance(value, RecordOnly) or type(value) is int or type(value) is bool:
+            continue
+        if type(value) is float:
+            if math.isfinite(value):
+                continue
+            raise ValueError(f"forced {name} must be a finite number, got {value!r}")
+        try:
+            arr = np.asarray(value) if not isinstance(value, np.ndarray) else value
+        except ValueError:  # ragged (e.g. a list of stimulus tuples): not a number
+            continue
+        if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+            raise ValueError(
+                f"forced {name} must be finite numbers, got {arr.tolist()!r} (NaN or infinite)"
+            )
+
+
+def unknown_kwargs_error(task: str, unknown: list[str], known_names: set[str]) -> ValueError:
     """The error for forced trial variables a task neither reads nor records."""
-    listed = ", ".join(repr(name) for name in sorted(known)) or "none"
+    known = sorted(known_names - set(unknown))
+    listed = ", ".join(repr(name) for name in known) or "none"
     return ValueError(
         f"{task} has no trial variable {unknown[0]!r}{closest(unknown[0], known)} (forced "
         f"variables it reads or records: {listed}); a forced kwarg the task ignores would be "
@@ -69,6 +141,7 @@ def unknown_kwargs_error(task: str, unknown: list[str], known: list[str]) -> Val
 class TrialVariables:
     """The trial-variable verbs; the builder provides ``n``, ``kwargs``, ``trial`` and ``rng``."""
 
+    env: Any
     n: int
     kwargs: dict[str, Any]
     trial: dict[str, Any]
@@ -120,6 +193,10 @@ class TrialVariables:
         """Draws trial variable ``name`` uniformly (or with probabilities ``p``) from options.
 
         A forced value in the builder's kwargs wins. The result is recorded in the trial dict.
+        The domain of a forced value follows the options: drawn from integer, boolean or
+        string options (a category: a choice, a rule, a pair), it must be one of them; drawn
+        from real-valued options (a quantity such as a coherence), any finite number is
+        accepted, so a test set can use values off the default grid.
 
         Args:
             name: Trial-dict key, e.g. ``"ground_truth"``.
@@ -133,6 +210,8 @@ class TrialVariables:
         if name in self.kwargs:  # one forced option for every trial, or one per trial
             forced = self.forced(name, values.shape[1:])
             assert forced is not None
+            if values.dtype.kind != "f":
+                among(forced, name, values)
             return forced
         if values.shape[0] == 0:
             raise ValueError(f"trial variable {name!r}: no options to choose from")
@@ -189,3 +268,28 @@ class TrialVariables:
         arr = self._per_trial(value)
         self.trial[name] = arr
         return arr
+
+    def record(self, returned: dict[str, Any] | None) -> dict[str, Any]:
+        """Records the returned trial variables and the forced kwargs; returns them all.
+
+        Raises:
+            ValueError: A forced kwarg the task neither read nor recorded (a typo such as
+                ``cooh=``), unless a wrapper passed it down as :class:`RecordOnly`; or one
+                the task recorded without reading it (a variable it derives from others).
+        """
+        for key, value in (returned or {}).items():
+            if self.trial.get(key) is not value:
+                self.set_param(key, value)
+        read = self.kwargs.read if isinstance(self.kwargs, TrackedKwargs) else set()
+        unknown, task = [], type(self.env).__name__
+        for key, value in dict.items(self.kwargs):
+            if isinstance(value, RecordOnly):
+                self.set_param(key, value.value)
+            elif key not in self.trial:
+                unknown += [] if key in read else [key]
+                self.set_param(key, value)
+            elif key not in read and not same_value(self.trial[key], self._per_trial(value)):
+                raise derived_error(task, key, value, self.trial[key])
+        if unknown and self.env.batch_native:  # per-trial tasks record every kwarg
+            raise unknown_kwargs_error(task, unknown, read | self.trial.keys())
+        return self.trial

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import BatchBuilder, spaces, validate
+from neurogym import BatchBuilder, spaces
 
 __all__ = ["GoNogo"]
 
@@ -91,7 +91,6 @@ class GoNogo(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         go = b.choice("ground_truth", np.asarray(self.choices))
-        validate.integers_in_range(go, "ground_truth", 0, 1)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         b.add_ob(1, None, where="fixation")
         cue = (np.arange(2)[None, :] == np.asarray(go)[:, None]).astype(np.float32)

@@ -107,7 +107,6 @@ class MotorTiming(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         refuse_derived(kwargs, "production", "production_ind")
         index = b.choice("production_ind", np.asarray(self.production_ind))
-        validate.integers_in_range(index, "production_ind", 0, len(self.intervals) - 1)
         production = b.set_param("production", np.asarray(self.intervals)[index])
         b.add_period(["fixation", "cue"])
         b.add_period("set", duration=self._set_duration(b), after="cue")

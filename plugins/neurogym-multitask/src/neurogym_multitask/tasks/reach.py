@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from neurogym import BatchBuilder
+from neurogym import BatchBuilder, validate
 from neurogym_multitask.tasks._ring import RingTask, gaussian_bump
 
 __all__ = ["Anti", "DlyAnti", "DlyGo", "Go", "ReachTask", "RtAnti", "RtGo"]
@@ -91,7 +91,10 @@ class ReachTask(RingTask):
         target = self.ring_choice(b, "ground_truth")
         forced_anti = b.forced("anti")
         anti = b.set_param(
-            "anti", np.full(b.n, self.anti) if forced_anti is None else forced_anti.astype(bool)
+            "anti",
+            np.full(b.n, self.anti)
+            if forced_anti is None
+            else validate.among(forced_anti, "anti", np.array([False, True])).astype(bool),
         )
         modality = self.draw_modality(b)
         direction = np.mod(self.theta[target] + np.pi * anti, 2 * np.pi)

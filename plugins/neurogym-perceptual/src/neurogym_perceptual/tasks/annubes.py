@@ -347,7 +347,8 @@ class AnnubesEnv(ngym.TrialEnv):
                 raise ValueError(f"stim_types: {len(items)} values for a batch of {b.n} trials")
             forced = [_as_stimulus(item, self.modalities) for item in items]
         if "catch" in b.kwargs:
-            catch = np.broadcast_to(np.asarray(b.kwargs["catch"], dtype=bool), (b.n,))
+            flags = np.broadcast_to(np.asarray(b.kwargs["catch"]), (b.n,))
+            catch = validate.among(flags, "catch", np.array([False, True])).astype(bool)
             for i in np.flatnonzero(catch):
                 if forced[i]:
                     raise ValueError(f"trial {i}: catch=True contradicts stim_types={forced[i]}")

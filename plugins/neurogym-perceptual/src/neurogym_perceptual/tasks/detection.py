@@ -126,11 +126,6 @@ class Detection(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
-        bad = (ground_truth != 0) & (ground_truth != 1)
-        if np.any(bad):
-            raise ValueError(
-                f"ground_truth must be 1 (go) or 0 (no-go), got {ground_truth[bad].tolist()}"
-            )
         go = ground_truth == 1
         b.add_period(["fixation", "stimulus"])
         start, end = b.period_steps("stimulus")

@@ -217,7 +217,6 @@ class HierarchicalReasoning(ngym.TrialEnv):
         """Flashed location and correct choice; a forced ``ground_truth`` sets the location."""
         if "ground_truth" not in b.kwargs:
             stimulus = b.choice("stimulus", self.choices)
-            validate.integers_in_range(stimulus, "stimulus", 0, 1)
             choice = np.where(pro_choice, stimulus, 1 - stimulus)
             return stimulus, b.set_param("ground_truth", choice)
         choice = b.set_param("ground_truth", b.kwargs["ground_truth"])

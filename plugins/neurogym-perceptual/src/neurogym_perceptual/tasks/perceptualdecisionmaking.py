@@ -34,13 +34,6 @@ def ring_stimulus(theta: np.ndarray, target: np.ndarray, coh: np.ndarray) -> np.
     return stimulus
 
 
-def finite_coherences(coh: np.ndarray) -> np.ndarray:
-    """``coh``, or a ValueError naming a forced coherence that is NaN or infinite."""
-    if not np.all(np.isfinite(coh)):
-        raise ValueError(f"forced coh must be finite numbers (percent), got {coh.tolist()!r}")
-    return coh
-
-
 def ring_scores(evidence: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Matched-filter scores of each ring direction for summed ring evidence ``(B, k)``.
 
@@ -146,8 +139,7 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
-        validate.integers_in_range(ground_truth, "ground_truth", 0, len(self.choices) - 1)
-        coh = finite_coherences(b.choice("coh", self.cohs))
+        coh = b.choice("coh", self.cohs)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         b.add_ob(1, "fixation", where="fixation")
         b.add_ob(ring_stimulus(self.theta, self.theta[ground_truth], coh), "stimulus", "stimulus")
@@ -242,8 +234,7 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
-        validate.integers_in_range(ground_truth, "ground_truth", 1, 2)
-        coh = finite_coherences(b.choice("coh", self.cohs))
+        coh = b.choice("coh", self.cohs)
         sigma = b.set_param("sigma", kwargs.get("sigma", self.sigma)).astype(float)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         cue = np.array([1.0, 0.0, 0.0])

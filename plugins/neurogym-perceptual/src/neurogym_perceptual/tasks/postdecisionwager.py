@@ -147,7 +147,6 @@ class PostDecisionWager(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         wager = b.choice("wager", self.wagers).astype(bool)
         ground_truth = b.choice("ground_truth", self.choices)
-        validate.integers_in_range(ground_truth, "ground_truth", 0, self.dim_ring - 1)
         coh = b.choice("coh", self.cohs)
         b.add_period(["fixation", "stimulus", "delay"])
         b.add_period("pre_sure", duration=self._pre_sure_ms(b) * wager, after="stimulus")

@@ -181,9 +181,7 @@ class SpatialSuppressMotion(ngym.TrialEnv):
             diameter = b.choice("diameter", np.arange(1, N_SIZES + 1))
         else:
             diameter = b.set_param("diameter", np.where(contrast < 0.5, 1, N_SIZES))
-        _check_forced("direction", direction, 1, len(DIRECTIONS), integer=True)
         _check_forced("contrast", contrast, 0.0, 1.0, integer=False)
-        _check_forced("diameter", diameter, 1, N_SIZES, integer=True)
         return direction.astype(np.intp) - 1, contrast, diameter.astype(np.intp)
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:

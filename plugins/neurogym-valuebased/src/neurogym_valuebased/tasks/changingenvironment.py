@@ -158,7 +158,6 @@ class ChangingEnvironment(ngym.TrialEnv):
                 )
             b.kwargs["side"] = (forced_gt - 1) % 2 + 1
         side = b.choice("side", self.sides)
-        validate.integers_in_range(side, "side", 1, 2)
         coh = b.choice("coh", self.cohs)
         ground_truth = b.set_param("ground_truth", side + 2 * context)
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import neurogym as ngym
-from neurogym import spaces
+from neurogym import spaces, validate
 
 from ._common import no_timing
 
@@ -122,7 +122,25 @@ class DawTwoStep(ngym.TrialEnv):
             "hi_state": hi_state,
         }
         trial.update(kwargs)  # forced values (e.g. transition=, reward=) are used as given
+        if kwargs:
+            self._check_forced(trial)
         return trial
+
+    @staticmethod
+    def _check_forced(trial: dict[str, Any]) -> None:
+        """Refuses forced values outside their domains (they would index or score wrongly)."""
+        validate.integers_in_range(trial["hi_state"], "hi_state", 0, 1)
+        transition = validate.integers_in_range(trial["transition"], "transition", 0, 2)
+        if transition.shape != (3,) or transition[0] != 0 or 0 in transition[1:]:
+            raise ValueError(
+                "forced transition must be [0, s1, s2], the stage-2 state (1 or 2) each action "
+                f"leads to, got {np.asarray(trial['transition']).tolist()!r}"
+            )
+        if np.shape(trial["reward"]) != (2,):
+            raise ValueError(
+                "forced reward must hold the payout of stage-2 states 1 and 2, got "
+                f"{trial['reward']!r}"
+            )
 
     def initial_observation(self) -> np.ndarray:
         """The stage-1 observation, what every trial starts with."""

@@ -102,10 +102,22 @@ class EconomicDecisionMaking(ngym.TrialEnv):
         )
         self.action_space = spaces.Discrete(3, name={"fixation": 0, "choice1": 1, "choice2": 2})
 
+    def _offers(self, b: BatchBuilder) -> np.ndarray:
+        """Drawn from ``offers``; a forced offer may be any pair of non-negative drop counts."""
+        forced = b.forced("offer", (2,))
+        if forced is None:
+            return b.choice("offer", self.offers)
+        if forced.dtype.kind not in "iuf" or np.any(forced < 0):
+            raise ValueError(
+                "forced offer must be pairs of non-negative drop counts (B, A), got "
+                f"{forced.tolist()!r}"
+            )
+        return forced
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         b.not_forceable("ground_truth", "the offers (force offer= instead)")
         juice = b.choice("juice", self.juices)  # (B, 2)
-        offer = b.choice("offer", self.offers)  # (B, 2): drops of B, drops of A
+        offer = self._offers(b)  # (B, 2): drops of B, drops of A
         first_is_a = juice[:, 0] == "a"
         n1 = np.where(first_is_a, offer[:, 1], offer[:, 0]).astype(float)
         n2 = np.where(first_is_a, offer[:, 0], offer[:, 1]).astype(float)

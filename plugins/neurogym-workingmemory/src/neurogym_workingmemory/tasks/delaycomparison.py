@@ -109,7 +109,6 @@ class DelayComparison(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
-        validate.integers_in_range(ground_truth, "ground_truth", 1, 2)
         pair = b.choice("vpair", self.vpairs).astype(float)
         swap = ground_truth == 2
         v1 = b.set_param("v1", np.where(swap, pair[:, 1], pair[:, 0]))

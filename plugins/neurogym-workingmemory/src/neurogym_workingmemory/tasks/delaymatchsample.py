@@ -101,7 +101,6 @@ class DelayMatchSample(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
-        validate.integers_in_range(ground_truth, "ground_truth", 1, 2)
         sample = b.choice("sample_theta", self.theta)
         test = b.set_param(
             "test_theta", np.where(ground_truth == 1, sample, np.mod(sample + np.pi, 2 * np.pi))
@@ -197,7 +196,6 @@ class DelayMatchSampleDistractor1D(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
-        validate.integers_in_range(ground_truth, "ground_truth", 1, 3)
         sample = b.uniform("sample", 0, 2 * np.pi)
         b.add_period(
             ["fixation", "sample", "delay1", "test1", "delay2", "test2", "delay3", "test3"]

@@ -113,7 +113,6 @@ class MemoryRecall(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         length = b.choice("length", np.arange(self.t_min, self.t_max + 1))
-        validate.integers_in_range(length, "length", self.t_min, self.t_max)
         n_recall = b.set_param("n_recall", (self.p_recall * length).astype(int))
         n_store = length - n_recall
         b.add_period(["store", "recall"], duration=[n_store * self.dt, n_recall * self.dt])
