@@ -246,6 +246,12 @@ def test_a_coherence_outside_the_list_can_still_be_forced():
     assert data.trial["coh"].tolist() == [3.2] * 4
 
 
+@pytest.mark.parametrize("n", [10**7, 10**9])
+def test_a_batch_too_large_to_allocate_is_refused_before_drawing(n):
+    with pytest.raises(ValueError, match=rf"a batch of {n:,} trials.* GiB, more than the 4 GiB"):
+        neurogym.batch("PerceptualDecisionMaking", n, seed=0)
+
+
 @pytest.mark.parametrize("task", ["PerceptualDecisionMaking", "yang19.dm1", "Reaching1D"])
 def test_a_ring_too_large_to_allocate_is_refused_at_once(task):
     with pytest.raises(

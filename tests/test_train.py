@@ -395,6 +395,31 @@ def test_a_callback_that_returns_true_ends_training():
     assert model.history["step"] == [1, 2, 3]
 
 
+@pytest.mark.parametrize(
+    ("option", "name", "message"),
+    [
+        (
+            "--task",
+            "PerceptualDecisionMakin",
+            "is not an installed task; did you mean 'PerceptualDecisionMaking'?",
+        ),
+        ("--plugin", "perceptul", "is not an installed plugin; did you mean 'perceptual'?"),
+    ],
+)
+def test_learnability_refuses_a_task_or_plugin_that_is_not_installed(
+    option, name, message, tmp_path, capsys
+):
+    # it used to train nothing and rewrite the table as if the run had covered the name
+    from neurogym.train import learnability
+
+    out = tmp_path / "table.md"
+    with pytest.raises(SystemExit) as caught:
+        learnability.main(["--out", str(out), option, name])
+    assert caught.value.code == 2
+    assert f"{option} {name!r} {message}" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_the_learnability_check_stops_training_once_the_bar_is_cleared(monkeypatch):
     from types import SimpleNamespace
 

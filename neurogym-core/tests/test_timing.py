@@ -498,6 +498,19 @@ def test_durations_longer_than_the_step_bound_raise_at_construction():
     assert copy.copy(env.timing).dt == 100
 
 
+@pytest.mark.parametrize(
+    "spec", [TruncExp(5e6, 0), ("truncated_exponential", [5e7, 0]), TruncExp(4e6, 0, math.inf)]
+)
+def test_an_unbounded_duration_that_can_outlast_the_step_bound_is_refused_when_set(spec):
+    # it used to fail at reset for the seeds that drew a long period, and pass for the others
+    with pytest.raises(
+        ValueError, match=r"is unbounded and outlasts 1,000,000 steps .* of trials"
+    ):
+        _Decide(timing={"stimulus": spec})
+    _Decide(timing={"stimulus": TruncExp(1000, 100)})  # a realistic mean is accepted
+    _Decide(dt=1000, timing={"stimulus": TruncExp(3e6, 0)})  # and so is a coarser dt
+
+
 def test_a_trial_longer_than_the_step_bound_raises_before_allocating():
     env = _Decide(timing={"fixation": 60_000_000, "stimulus": 60_000_000})  # 600k steps each
     with pytest.raises(ValueError, match=r"^a trial of _Decide lasts up to 1\.2e\+08 ms"):

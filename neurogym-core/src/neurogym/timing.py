@@ -33,6 +33,7 @@ from neurogym.validate import check_keys
 
 __all__ = [
     "MAX_TRIAL_STEPS",
+    "UNBOUNDED_RISK",
     "TimingDict",
     "TimingSpec",
     "TruncExp",
@@ -407,11 +408,25 @@ class TimingDict(dict[str, Any]):
         return _rebuilt(dict(self), self.dt, self.optional, self.owner)
 
 
+UNBOUNDED_RISK = 1e-12
+"""The largest chance per trial that an unbounded truncated exponential may have of outlasting
+:data:`MAX_TRIAL_STEPS`: above it, the spec is refused when set, not by some seed's trial."""
+
+
 def _check_longest(spec: TimingSpec, dt: float, where: str) -> None:
-    """Checks a spec's longest duration (an unbounded one is left to the builder's check)."""
+    """Checks a spec's longest duration; an unbounded one by its chance of a too-long draw."""
     longest = spec.minmax()[1]
     if math.isfinite(longest):
         check_steps(longest, dt, where)
+    elif spec.kind == "truncated_exponential":
+        mean, vmin = spec.args[0], spec.args[1]
+        risk = math.exp(-max(MAX_TRIAL_STEPS * dt - vmin, 0.0) / mean)
+        if risk > UNBOUNDED_RISK:
+            raise ValueError(
+                f"{where} is unbounded and outlasts {MAX_TRIAL_STEPS:,} steps "
+                f"(neurogym.timing.MAX_TRIAL_STEPS) at dt={dt:g} ms in {risk:.2g} of trials, so "
+                "some seeds would fail: give it a finite max, a smaller mean or a larger dt"
+            )
 
 
 def _rebuilt(

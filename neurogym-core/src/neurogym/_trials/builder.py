@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
+from neurogym import validate
 from neurogym._trials.batch import (
     TrialBatch,
     _apply,
@@ -55,6 +56,9 @@ Bound: TypeAlias = float | np.ndarray
 """A period bound in ms: a float when all trials share it, else a ``(B,)`` array."""
 
 
+_TRIAL_BYTES = 256  # at least, per trial of a batch: its drawn variables and period bounds
+
+
 class BatchBuilder(TrialVariables):
     """Builds ``n`` trials at once for one env.
 
@@ -70,6 +74,10 @@ class BatchBuilder(TrialVariables):
     def __init__(self, env: TrialEnv, n: int, kwargs: dict[str, Any], rng: Any = None) -> None:
         if n < 1:
             raise ValueError(f"a batch needs at least one trial, got n={n}")
+        if n > 1:  # trial variables and period bounds: refused before any draw
+            validate.allocation(
+                float(n) * _TRIAL_BYTES, f"a batch of {n:,} trials", "the number of trials"
+            )
         self.env = env
         self.n = n
         self.rng: np.random.Generator = env.rng if rng is None else rng
@@ -238,6 +246,8 @@ class BatchBuilder(TrialVariables):
             space = self.env.observation_space
             fill = self.env._default_ob_value
             shape = (self.n, self.steps, *(space.shape or ()))
+            if self.n > 1:
+                self._check_size(shape[1])
             self._ob = (
                 np.zeros(shape, dtype=space.dtype)
                 if fill is None
@@ -251,9 +261,24 @@ class BatchBuilder(TrialVariables):
         if self._gt is None:
             space = self.env.action_space
             steps = self.steps
+            if self.n > 1 and self._ob is None:
+                self._check_size(steps)
             self._gt = np.zeros((self.n, steps, *(space.shape or ())), dtype=space.dtype)
             self._mask = np.zeros((self.n, steps), dtype=bool)
         return self._gt
+
+    def _check_size(self, steps: int) -> None:
+        """Refuses a batch whose arrays would exceed :data:`~neurogym.validate.MAX_ALLOCATION`."""
+        obs, act = self.env.observation_space, self.env.action_space
+        per_step = sum(
+            int(np.prod(space.shape or ())) * np.dtype(space.dtype).itemsize
+            for space in (obs, act)
+        )
+        validate.allocation(
+            float(self.n) * steps * (per_step + 1),  # + the loss mask
+            f"a batch of {self.n:,} trials of up to {steps:,} steps of {type(self.env).__name__}",
+            "the number of trials (or the trials' durations)",
+        )
 
     def _cells(self, period: str | None, steps: int) -> tuple[slice | None, Any, Any]:
         """A common slice when all trials share the period's bounds, else start/end arrays."""

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 import neurogym
+from neurogym import validate
 from neurogym._env.chain import iter_chain
 from neurogym.data import UnsupportedWrapperError, batch_source
 from neurogym.train._ceilings import observed_ceiling, scripted_score
@@ -429,6 +430,21 @@ def _merge(
     return sorted([*kept, *rows], key=lambda r: (r["task"].lower(), r["plugin"]))
 
 
+def _refuse_unknown_names(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exits with a usage error for a --task or --plugin that names nothing installed."""
+    installed = neurogym.tasks()
+    for option, kind, given, known in (
+        ("--task", "task", args.task, sorted({s.name for s in installed})),
+        ("--plugin", "plugin", args.plugin, sorted({s.plugin for s in installed})),
+    ):
+        for name in given or ():
+            if name not in known:
+                parser.error(
+                    f"{option} {name!r} is not an installed {kind}"
+                    f"{validate.closest(name, known)} (installed: {', '.join(known)})"
+                )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Train the selected tasks, merge them into the stored rows and write the table."""
     parser = argparse.ArgumentParser(prog="python -m neurogym.train.learnability")
@@ -475,6 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="one Ray task per task (one CPU, one thread each): a local instance or ADDRESS",
     )
     args = parser.parse_args(argv)
+    _refuse_unknown_names(parser, args)
     store = args.out.with_suffix(".json")
     if args.rescore:
         rows = rescore(json.loads(store.read_text(encoding="utf-8")))
