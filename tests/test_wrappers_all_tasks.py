@@ -144,3 +144,44 @@ def test_every_core_wrapper_is_registered_by_name():
     names = {spec.name for spec in neurogym.wrapper_specs()}
     expected = {name.split("-")[0] for name in WRAPPERS}
     assert expected <= names
+
+
+TRIAL_WRAPPERS = [
+    "MultiEnvs",
+    "RandomGroundTruth",
+    "ReactionTime",
+    "ScheduleAttr",
+    "ScheduleEnvs",
+    "SideBias",
+    "TrialHistoryV2",
+]
+
+
+def _run(env: gym.Env[Any, Any], steps: int, seed: int) -> list[tuple[Any, ...]]:
+    """Observations, rewards and trial boundaries of ``steps`` seeded random actions."""
+    space = copy.deepcopy(env.action_space)
+    space.seed(seed)
+    ob, _ = env.reset(seed=seed)
+    out: list[tuple[Any, ...]] = [(np.asarray(ob).tolist(),)]
+    for _ in range(steps):
+        ob, reward, terminated, truncated, info = env.step(space.sample())
+        out.append((np.asarray(ob).tolist(), float(reward), bool(info.get("new_trial"))))
+        if terminated or truncated:
+            ob, _ = env.reset()
+    return out
+
+
+@pytest.mark.parametrize("wrapper", TRIAL_WRAPPERS)
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_dropping_a_trial_wrapper_leaves_the_env_as_it_was(task_id, wrapper):
+    # a wrapper never changes what it wraps: make, wrap, use, drop the wrapper, and the env
+    # behaves exactly as one that was never wrapped, across trial boundaries
+    factory, guards = WRAPPERS[wrapper]
+    for guard in guards:
+        reason = guard(neurogym.make(task_id))
+        if reason is not None:
+            pytest.skip(f"{wrapper} on {task_id}: {reason}")
+    inner = neurogym.make(task_id)
+    wrapped = factory(inner, task_id)
+    _run(wrapped, 60, seed=3)
+    assert _run(inner, 150, seed=0) == _run(neurogym.make(task_id), 150, seed=0)

@@ -81,9 +81,9 @@ def test_wrapper_does_not_mutate_the_wrapped_env():
         "_where_cache",
         "_np_random",
         "_np_random_seed",
-        "_driven",  # a flag: a trial wrapper generates its trials
+        "_holder",  # the serving wrapper, during its step or reset call only
     }
-    assert task._driven is True
+    assert task._holder is None
     assert not any(isinstance(v, TrialWrapper) for v in vars(task).values())
 
 
@@ -92,7 +92,6 @@ def test_outermost_trial_wrapper_owns_generation_at_any_depth():
     inner = ForceGt(task, gt=0)
     middle = ngw.Monitor(inner, verbose=False)  # a step wrapper that leaves observations alone
     outer = ForceGt(ConstantOb(middle, 3.0), gt=1)
-    assert (task._driven, inner._driven, outer._driven) == (True, True, False)
     outer.reset(seed=0)
     assert task.trial["ground_truth"] == 1
     assert task.trial["forced_by"] == 1
@@ -104,19 +103,39 @@ def test_outermost_trial_wrapper_owns_generation_at_any_depth():
     np.testing.assert_array_equal(ob, [3, 3, 3])  # the new trial's first ob, post-processed
 
 
-def test_an_inner_chain_stepped_on_its_own_names_the_problem():
+def test_an_inner_chain_stepped_on_its_own_serves_its_own_trials():
+    # whoever is stepped serves: wrapping never changes what the inner chain does on its own
     task = Toy()
     inner = ForceGt(task, gt=0)
     outer = ForceGt(inner, gt=1)
     outer.reset(seed=0)
-    for _ in range(5):  # the trial ends; only the outermost wrapper generates the next one
+    assert task.trial["forced_by"] == 1
+    for _ in range(5):  # the trial ends: the inner wrapper, stepped, serves the next one
         inner.step(0)
-    with pytest.raises(RuntimeError, match="step that wrapper"):
-        inner.step(0)
-    with pytest.raises(RuntimeError, match="trials come from the trial wrapper around it"):
+    assert task.trial["forced_by"] == 0
+    assert task._holder is None
+    for _ in range(5):  # the task on its own generates its own
         task.step(0)
-    outer.new_trial()  # the outermost wrapper can always supply the next trial
-    inner.step(0)
+    assert "forced_by" not in task.trial
+    for _ in range(5):
+        outer.step(0)
+    assert task.trial["forced_by"] == 1
+
+
+def test_a_wrapper_that_fails_to_serve_releases_the_task():
+    class Broken(TrialWrapper):
+        def new_trial(self, **kwargs):
+            raise ValueError("no trial today")
+
+    task = Toy()
+    task.reset(seed=0)
+    broken = Broken(task)
+    with pytest.raises(ValueError, match="no trial today"):
+        broken.reset(seed=0)
+    assert task._holder is None
+    task.reset(seed=0)  # the task alone works as before
+    for _ in range(12):
+        task.step(0)
 
 
 def test_a_step_wrapper_that_changes_observations_cannot_sit_inside_a_trial_wrapper():

@@ -26,7 +26,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-__all__ = ["check_declaration", "require_groundtruth", "task_alone"]
+__all__ = ["check_declaration", "require_groundtruth"]
 
 
 def require_groundtruth(task: Any, consumer: str) -> None:
@@ -50,27 +50,13 @@ def require_groundtruth(task: Any, consumer: str) -> None:
     )
 
 
-def task_alone(env: gym.Env[Any, Any]) -> Any:
-    """``env``'s task, generating its own trials: a copy if a trial wrapper drives it.
-
-    A task wrapped by a trial wrapper leaves its next trial to that wrapper (``_driven``), so
-    it cannot be stepped across a trial boundary on its own; the task's own contract is
-    checked on a copy that generates its trials itself.
-    """
-    task: Any = env.unwrapped
-    if getattr(task, "_driven", False):
-        task = copy.deepcopy(task)
-        task._driven = False
-    return task
-
-
 def check_declaration(factory: Callable[[], gym.Env[Any, Any]], steps: int) -> None:
     """Check that a task's supervised-data declaration matches what it does.
 
     Raises:
         AssertionError: Naming the declaration that is false and what the task did.
     """
-    task: Any = task_alone(factory())
+    task: Any = factory().unwrapped
     _check_groundtruth(task)
     _check_agent_dependent(factory, task, steps)
     _check_cross_trial_state(factory, task)
@@ -118,7 +104,7 @@ def _check_agent_dependent(
     agent-dependent dims of their own, which are not the task's to declare.
     """
     allowed = _dims(task, tuple(task.agent_dependent_dims))
-    passive, active = task_alone(factory()), task_alone(factory())
+    passive, active = factory().unwrapped, factory().unwrapped
     ob_p, _ = passive.reset(seed=17)
     ob_a, _ = active.reset(seed=17)
     space = copy.deepcopy(active.action_space)
@@ -172,8 +158,8 @@ def _history_free(
     factory: Callable[[], gym.Env[Any, Any]], seed: int, history: int, batched: bool
 ) -> bool:
     """Whether an env after ``history`` trials and a fresh one, at one generator state, agree."""
-    first: Any = task_alone(factory())
-    second: Any = task_alone(factory())
+    first: Any = factory().unwrapped
+    second: Any = factory().unwrapped
     first.reset(seed=seed)
     if batched:
         first.new_trials(history)

@@ -360,7 +360,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Starts a new episode: seeds ``rng`` (if ``seed``) and generates the first trial.
 
-        A task driven by a trial wrapper (``_driven``) leaves the first trial to that wrapper.
+        During a trial wrapper's ``reset`` (``_holder``), the first trial is left to it.
 
         Returns:
             The first trial's first observation (no hidden step) and an empty info dict.
@@ -376,7 +376,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self.performance = 0
         self._episode_steps = 0
         self._trials_done = 0
-        if self._driven:  # a placeholder: the wrapper returns its first trial's observation
+        if self._holder is not None:  # a placeholder: the holder serves the first trial
             space = self.observation_space
             return np.zeros(space.shape or (), dtype=space.dtype), {}
         self.new_trial()
@@ -400,11 +400,10 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         fill = 0 if self._default_ob_value is None else self._default_ob_value
         return np.full(space.shape or (), fill, dtype=space.dtype)
 
-    _driven: bool = False
-    """True once a trial wrapper generates this task's trials (``neurogym.TrialWrapper``):
-    at a trial boundary and in ``reset`` the task then leaves the next trial to the outermost
-    trial wrapper of its chain, which generates it through the chain and returns its first
-    observation (``docs/architecture.md`` §8)."""
+    _holder: Any = None
+    """The trial wrapper serving this task's next trial, only during that wrapper's ``step``
+    or ``reset`` call (None otherwise): while it is set, the task leaves the next trial at a
+    trial boundary and in ``reset`` to it (``docs/architecture.md`` §8)."""
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Advances one ``dt``; see ``docs/architecture.md`` §5 for the exact contract.
@@ -412,8 +411,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         Raises:
             gymnasium.error.ResetNeeded: If the env was never reset.
             neurogym.errors.InvalidActionError: If ``action_space.contains(action)`` is False.
-            RuntimeError: If the task is driven by a trial wrapper and was stepped directly
-                at a trial boundary (there is no next trial: step the wrapper).
+            RuntimeError: If the task has no current trial (never reset).
         """
         bounds = self._action_bounds
         if bounds is None:  # a Box space, or not reset yet
@@ -451,7 +449,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             terminated = self._end_trial(info) or terminated
             current = self._current
             t_ind = 0
-        if ob is OBNOW:  # the next trial's first (driven: the wrapper's trial replaces it)
+        if ob is OBNOW:  # the next trial's first (held: the holder's trial replaces it)
             if current.ob is None:
                 raise self._no_ob_error()
             out = current.obs_out
@@ -463,8 +461,8 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             result = ob, reward, terminated, truncated, info
         else:
             result = self.post_step(ob, reward, terminated, truncated, info)
-        if new_trial and self._driven:
-            # the wrapper generates the next trial now
+        if new_trial and self._holder is not None:
+            # the holder serves the next trial as soon as this step returns
             self._current = CurrentTrial.empty_trial(dt, self._default_tmax)
         return result
 
@@ -474,13 +472,10 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         )
 
     def _no_trial_error(self) -> RuntimeError:
-        if self._driven:
-            return RuntimeError(
-                f"{type(self).__name__} has no current trial: its trials come from the trial "
-                "wrapper around it, which generates the next trial at each trial boundary; "
-                "step that wrapper (the env neurogym.make returned), not env.unwrapped"
-            )
-        return RuntimeError(f"{type(self).__name__} has no current trial: call reset() first")
+        return RuntimeError(
+            f"{type(self).__name__} has no current trial: call reset() first (or again, if "
+            "the trial wrapper serving its trials failed to generate the next one)"
+        )
 
     def _end_trial(self, info: dict[str, Any]) -> bool:
         info["performance"] = self.performance
@@ -488,7 +483,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self.t = 0
         self.t_ind = 0
         self._trials_done += 1
-        if not self._driven:
+        if self._holder is None:
             self.new_trial()
         self.performance = 0
         limit = self.trials_per_episode

@@ -1,14 +1,14 @@
 """``TrialWrapper``: the base of wrappers that take part in trial generation.
 
-How it works (``docs/architecture.md`` §8): the outermost trial wrapper of a chain generates
-the chain's trials. When a trial wrapper is made, it marks the trial source it wraps (the next
-trial wrapper down the chain, or the task) as *driven*: a driven task does not generate its
-next trial at a trial boundary or in ``reset``, and a driven trial wrapper leaves it to the
-wrapper outside it. The one wrapper left undriven, the outermost, sees the boundary in the
-step result (``info["new_trial"]``), calls its own :meth:`TrialWrapper.new_trial` (which
+How it works (``docs/architecture.md`` §8): the trial wrapper whose ``step`` or ``reset`` is
+called first in a chain *serves* the chain's next trial. For the duration of that one call it
+holds the task that will be stepped (:func:`stepping_task`; for ``reset``, every task below
+it): a held task leaves its next trial to its holder at a trial boundary and in ``reset``, and
+a trial wrapper whose task is already held passes the call through. When the call returns, the
+hold is released, the serving wrapper calls its own :meth:`TrialWrapper.new_trial` (which
 passes the request down the chain, each wrapper adding what it does) and returns the new
-trial's first observation. The mark is a flag, not a reference: nothing on the wrapped env
-points back at a wrapper, and no call-stack state decides what a step does.
+trial's first observation. Nothing outlives the call: making, wrapping or unwrapping never
+changes how the wrapped task or wrapper behaves on its own.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ from neurogym._trials.stack import loop_trials
 __all__ = [
     "TrialWrapper",
     "check_switchable",
-    "drive",
     "observation_now",
     "require_trial_env",
+    "stepping_task",
     "switcher_in",
+    "tasks_below",
     "trial_source",
 ]
 
@@ -57,6 +58,24 @@ def trial_source(env: gym.Env[Any, Any]) -> TrialWrapper | TrialEnv:
         if isinstance(link, TrialWrapper | TrialEnv):
             return link
     raise TypeError(f"{env} does not end in a neurogym TrialEnv (found {type(link).__name__})")
+
+
+def stepping_task(env: gym.Env[Any, Any]) -> TrialEnv:
+    """The task a ``step`` of ``env`` reaches (through env switchers, their active env's)."""
+    link: Any = env
+    while not isinstance(link, TrialEnv):
+        link = link.active_env if getattr(type(link), "switches_envs", False) else link.env
+    return link
+
+
+def tasks_below(env: gym.Env[Any, Any]) -> list[TrialEnv]:
+    """Every task of ``env``'s chain: through env switchers, all of their envs' tasks."""
+    link: Any = env
+    while not isinstance(link, TrialEnv):
+        if getattr(type(link), "switches_envs", False):
+            return [task for inner in link.envs for task in tasks_below(inner)]
+        link = link.env
+    return [link]
 
 
 def _changes_observation(wrapper: gym.Wrapper[Any, Any, Any, Any]) -> bool:
@@ -129,9 +148,6 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
             wrapper and the task changes observations.
     """
 
-    _driven: bool = False
-    """True once an outer trial wrapper generates this wrapper's trials (see the module)."""
-
     _overrides: ClassVar[Overrides] = Overrides()
     """Which of ``new_trial`` and ``current_observation`` the class overrides (see
     :mod:`neurogym._env.overrides`): overriding ``new_trial`` makes batches loop it."""
@@ -146,7 +162,8 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
         check_switchable(env, who)
         super().__init__(env)
         self._source = trial_source(env)
-        drive(self._source)
+        # the task every step reaches, unless an env switcher below picks it per step
+        self._fixed_task: TrialEnv | None = None if switcher_in(env) else self.task
 
     @property
     def task(self) -> TrialEnv:
@@ -206,39 +223,36 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
 
     # ------------------------------------------------------------------ gymnasium API
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Steps the wrapped env; the outermost trial wrapper generates the next trial.
+        """Steps the wrapped env; at a trial boundary, serves the next trial (see the module).
 
-        At a trial boundary, this wrapper (if no trial wrapper is outside it) calls
-        :meth:`new_trial` and returns the new trial's first observation.
+        Unless a trial wrapper outside this one serves the chain's trials, this wrapper calls
+        :meth:`new_trial` at a trial boundary and returns the new trial's first observation.
         """
-        ob, reward, terminated, truncated, info = self.env.step(action)
-        if self._generated_next_trial(info):
+        task = self._fixed_task or stepping_task(self.env)
+        if task._holder is not None:  # an outer trial wrapper serves the next trial
+            return self.env.step(action)
+        task._holder = self
+        try:
+            ob, reward, terminated, truncated, info = self.env.step(action)
+        finally:
+            task._holder = None
+        if info.get("new_trial"):
+            self.new_trial()
             ob = self.current_observation()
         return ob, reward, terminated, truncated, info
-
-    def _generated_next_trial(self, info: dict[str, Any]) -> bool:
-        """At a trial boundary, generates the next trial if this is the outermost trial wrapper.
-
-        Every trial wrapper's ``step`` decides here whether it generates the next trial (only
-        the outermost, undriven one does); when it did, the caller returns
-        :meth:`current_observation`.
-        """
-        if self._driven or not info.get("new_trial"):
-            return False
-        self.new_trial()
-        return True
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Resets the wrapped env; the outermost trial wrapper generates the first trial.
+        """Resets the wrapped env; unless an outer trial wrapper serves, serves the first trial.
 
         Returns:
             The first observation (:meth:`current_observation`) and the wrapped env's info.
         """
         self.reset_state()
-        ob, info = self.env.reset(seed=seed, options=options)
-        if not self._driven:
+        with Holding(tasks_below(self.env), self) as serving:
+            ob, info = self.env.reset(seed=seed, options=options)
+        if serving:
             self.new_trial()
             ob = self.current_observation()
         return ob, info
@@ -252,9 +266,28 @@ class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
         """
 
 
-def drive(source: TrialWrapper | TrialEnv) -> None:
-    """Marks ``source`` as driven: a trial wrapper outside it generates its trials."""
-    source._driven = True
+class Holding:
+    """Holds ``tasks`` for ``holder`` during a ``with`` block, unless they are held already.
+
+    Entering returns True when this holder serves (no outer trial wrapper holds the tasks);
+    leaving releases the hold it took, also when the block raises.
+    """
+
+    def __init__(self, tasks: list[TrialEnv], holder: Any) -> None:
+        self.tasks = tasks
+        self.serving = tasks[0]._holder is None
+        self.holder = holder
+
+    def __enter__(self) -> bool:
+        if self.serving:
+            for task in self.tasks:
+                task._holder = self.holder
+        return self.serving
+
+    def __exit__(self, *exc: object) -> None:
+        if self.serving:
+            for task in self.tasks:
+                task._holder = None
 
 
 def switcher_in(env: gym.Env[Any, Any]) -> str | None:

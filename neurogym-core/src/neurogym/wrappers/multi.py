@@ -18,10 +18,12 @@ import numpy as np
 from neurogym import spaces
 from neurogym._trials.builder import TrialBatch
 from neurogym.wrappers._base import (
+    Holding,
     TrialWrapper,
     check_switchable,
-    drive,
     observation_now,
+    stepping_task,
+    tasks_below,
     trial_source,
 )
 from neurogym.wrappers.schedule import BaseSchedule
@@ -117,8 +119,6 @@ class MultiEnvs(TrialWrapper):
         _check_same_spaces(envs, who)
         self.envs = envs
         self._sources = [trial_source(env) for env in envs]
-        for source in self._sources:  # this wrapper (or one outside it) generates their trials
-            drive(source)
         self.i_env = 0
         self._next_i: int | None = None
         self.env_input = bool(env_input)
@@ -180,32 +180,36 @@ class MultiEnvs(TrialWrapper):
         return np.concatenate((ob, self._rules[self.i_env]))
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Steps the active env; generates the next trial at a trial boundary.
+        """Steps the active env; at a trial boundary, serves the next trial.
 
-        Unless an outer trial wrapper generates the trials, the next trial (possibly in another
+        Unless an outer trial wrapper serves the trials, the next trial (possibly in another
         env) is generated here and its first observation returned.
         """
-        ob, reward, terminated, truncated, info = self.envs[self.i_env].step(action)
-        if self._generated_next_trial(info):
+        env = self.envs[self.i_env]
+        with Holding([stepping_task(env)], self) as serving:
+            ob, reward, terminated, truncated, info = env.step(action)
+        if serving and info.get("new_trial"):
+            self.new_trial()
             return self.current_observation(), reward, terminated, truncated, info
         return self._with_rule(ob), reward, terminated, truncated, info
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Resets every env (seeded with :func:`child_seeds`), then generates the first trial.
+        """Resets every env (seeded with :func:`child_seeds`), then serves the first trial.
 
         Each env first generates a trial of its own through its own chain (so every env has a
-        current trial); then the outermost trial wrapper generates the first trial, like
-        every later one.
+        current trial); then, unless an outer trial wrapper serves, this wrapper generates the
+        first trial, like every later one.
         """
         self.reset_state()
-        for env, source, child in zip(
-            self.envs, self._sources, child_seeds(seed, len(self.envs)), strict=True
-        ):
-            env.reset(seed=child, options=options)
-            source.new_trial()
-        if not self._driven:
+        with Holding(tasks_below(self), self) as serving:
+            for env, source, child in zip(
+                self.envs, self._sources, child_seeds(seed, len(self.envs)), strict=True
+            ):
+                env.reset(seed=child, options=options)
+                source.new_trial()
+        if serving:
             self.new_trial()
         return self.current_observation(), {}
 
