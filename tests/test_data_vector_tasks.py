@@ -77,10 +77,9 @@ def test_a_batch_equals_the_single_envs_first_trials(task_id):
         return
     env.reset(seed=7)
     task = env.unwrapped
-    # A task that prefetches K trials generates them as one batch of K (neurogym._env.prefetch).
-    # (Trials forced by a trial wrapper's kwargs are generated one at a time.)
-    prefetching = isinstance(getattr(neurogym.TrialEnv, "prefetch", None), int)
-    k = int(task.prefetch) if prefetching and batch_source(env) is task else 1
+    # A single env draws blocks of env.prefetch trials, and a seeded batch draws the same
+    # blocks (neurogym._env.prefetch); trials a trial wrapper forces are made one at a time.
+    k = int(task.prefetch) if batch_source(env) is task else 1
     batch = neurogym.batch(task_id, k, seed=7)
     for row in range(min(k, 3)):
         if row:
@@ -95,7 +94,7 @@ def _check_task_set_batch(task_id, env):
     """A TaskSet's rows of task i are task i's own batch drawn from the same generator."""
     for i in (0, len(env.envs) - 1):
         mixed = neurogym.batch(task_id, 3, seed=7, task=i)
-        alone = neurogym.batch(env.envs[i], 3, seed=7)
+        alone = neurogym.batch(env.envs[i], 3, seed=np.random.default_rng(7))  # one pass
         width = alone.inputs.shape[2]
         np.testing.assert_array_equal(mixed.inputs[..., :width], alone.inputs)
         np.testing.assert_array_equal(mixed.targets, alone.targets)

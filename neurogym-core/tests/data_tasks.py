@@ -50,9 +50,13 @@ class VarTask(TrialEnv):
 
 
 class PrefetchTask(VarTask):
-    """VarTask whose single env generates its trials 4 at a time (``new_trials(4)``)."""
+    """VarTask, whose single env (as every stateless batch-native task's) draws blocks."""
 
-    prefetch = 4
+
+class OneAtATime(VarTask):
+    """VarTask declaring cross-trial state: a single env generates its trials one at a time."""
+
+    cross_trial_state = True
 
 
 class StepTask(VarTask):

@@ -633,7 +633,7 @@ def test_add_randn_in_a_single_trial():
     assert not rest.any()
 
 
-def test_a_batch_of_one_equals_the_single_envs_next_trial():
+def test_a_single_envs_trials_are_the_rows_of_its_blocks():
     def body(b, **kwargs):
         b.add_period(["fixation", "stimulus", "decision"])
         gt = b.choice("ground_truth", [0, 1])
@@ -647,10 +647,14 @@ def test_a_batch_of_one_equals_the_single_envs_next_trial():
     one.reset(seed=17)
     other = BatchTask(body, timing)
     other.rng = np_random(17)[0]
-    batch = other.new_trials(1)
-    np.testing.assert_array_equal(one.ob, batch.ob[0])
-    np.testing.assert_array_equal(one.gt, batch.gt[0])
-    assert one.trial == batch.trial_dict(0)
+    batch = other.new_trials(one.prefetch)  # the library's one block size
+    assert one.prefetch == 32
+    for row in range(3):
+        steps = batch.lengths[row]
+        np.testing.assert_array_equal(one.ob, batch.ob[row, :steps])
+        np.testing.assert_array_equal(one.gt, batch.gt[row, :steps])
+        assert one.trial == batch.trial_dict(row)
+        one.new_trial()
 
 
 # =========================================================================== ground truth

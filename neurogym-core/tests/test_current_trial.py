@@ -53,7 +53,7 @@ def _ground_truths(env, n):
 def test_prefetched_trials_are_dropped_when_an_attribute_is_reassigned():
     env = PrefetchTask()
     env.reset(seed=0)
-    env.new_trial()  # mid-block: 2 of 4 prefetched trials left
+    env.new_trial()  # mid-block: 30 of 32 prefetched trials left
     env.cohs = np.array([0.7])
     assert {float(env.new_trial()["coh"]) for _ in range(6)} == {0.7}
 
@@ -66,14 +66,24 @@ def test_prefetched_trials_are_dropped_when_timing_is_edited_in_place():
     assert env.end_t["decision"] - env.start_t["decision"] == 300
 
 
-def test_an_edit_inside_an_attribute_needs_discard_prefetched():
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda env: env.cohs.__setitem__(slice(None), 0.9),  # an array, in place
+        lambda env: setattr(env, "cohs", [0.9]) or env.cohs.__setitem__(0, 0.9),  # a list
+    ],
+)
+def test_an_edit_inside_an_attribute_takes_effect_at_the_next_trial(edit):
+    # no discard step: the pool compares the contents of its mutable attributes
     env = PrefetchTask()
-    env.reset(seed=0)  # trials 1-4 are prefetched
-    env.cohs[:] = 0.9
-    seen = [float(env.new_trial()["coh"]) for _ in range(3)]  # trials 2-4: the old values
-    assert 0.9 not in seen
-    env.discard_prefetched()
+    env.reset(seed=0)  # trials 1-32 are prefetched
+    env.new_trial()
+    edit(env)
     assert {float(env.new_trial()["coh"]) for _ in range(6)} == {0.9}
+    env.cohs = np.array([0.5, 0.6])
+    env.new_trial()
+    env.cohs[0] = 0.6
+    assert {float(env.new_trial()["coh"]) for _ in range(6)} == {0.6}
 
 
 @pytest.mark.parametrize("clone", [lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy])

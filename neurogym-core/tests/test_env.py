@@ -350,7 +350,8 @@ def test_every_draw_goes_through_env_rng():
     env.reset(seed=3)
     assert env.rng is env.np_random
     state = env.rng.bit_generator.state
-    env.new_trial()
+    for _ in range(env.prefetch):  # the rest of the first block, then the next block's draw
+        env.new_trial()
     assert env.rng.bit_generator.state != state
     replacement = np.random.default_rng(99)
     env.rng = replacement
@@ -770,11 +771,10 @@ def test_gymnasium_check_env_passes(task):
 def test_a_copy_keeps_in_place_edits_of_its_current_trial(copier):
     # ReactionTime edits the trial's gt in place and calls refresh_trial(); in a pickled or
     # deep-copied env the edit used to be lost (the rows were no longer views of the trial).
-    from data_tasks import VarTask
+    from data_tasks import OneAtATime, VarTask
 
-    for prefetch in (1, 8):
-        env = VarTask()
-        env.prefetch = prefetch
+    for task in (OneAtATime, VarTask):  # a trial built on its own, and a pool row
+        env = task()
         env.reset(seed=0)
         clone = copier(env)
         answer = clone.gt[-1]

@@ -28,6 +28,7 @@ from neurogym._data.stream import Dataset, StreamBatch
 from neurogym._env.contract import require_groundtruth
 from neurogym._env.env import TrialEnv
 from neurogym._trials.builder import TrialBatch
+from neurogym._trials.stack import concat_batches
 
 __all__ = [
     "Dataset",
@@ -58,6 +59,29 @@ def generator_for(seed: int | np.random.Generator | None) -> np.random.Generator
     if seed is None or isinstance(seed, np.random.Generator):
         return seed
     return seeding.np_random(int(seed))[0]
+
+
+def _is_int_seed(seed: object) -> bool:
+    return seed is not None and not isinstance(seed, np.random.Generator)
+
+
+def seeded_blocks(task: TrialEnv, n: int) -> TrialBatch:
+    """``n`` trials drawn as a single env draws them: blocks of ``task.prefetch``, in order.
+
+    From the generator ``reset(seed=s)`` creates, these are exactly that env's first ``n``
+    trials (``neurogym._env.prefetch``), whatever ``n``.
+    """
+    block = task.prefetch
+    batches = [task.new_trials(block)]
+    if n > block:  # refused before the other blocks when the whole would not fit in memory
+        arrays = (batches[0].ob, batches[0].gt, batches[0].mask)
+        per_trial = sum(a.nbytes for a in arrays if a is not None) / block + 256
+        validate.allocation(
+            n * per_trial, f"a batch of {n:,} trials of {type(task).__name__}", "n"
+        )
+    batches += [task.new_trials(block) for _ in range(-(-n // block) - 1)]
+    fill = 0 if task._default_ob_value is None else task._default_ob_value
+    return concat_batches(batches, n, fill)
 
 
 @dataclass
@@ -291,6 +315,9 @@ def batch(
     if rng is None and isinstance(env, str):
         rng = seeding.np_random()[0]
     with using_generator(task, rng):
-        trials = source.new_trials(n, **kwargs)
+        if source is task and task.prefetch > 1 and _is_int_seed(seed) and not kwargs:
+            trials = seeded_blocks(task, n)  # the env's own first n trials after reset(seed)
+        else:
+            trials = source.new_trials(n, **kwargs)
     out = training_batch(trials, task, time_major)
     return out.to_torch() if as_torch else out

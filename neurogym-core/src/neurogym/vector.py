@@ -133,11 +133,9 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.task = env
         self.num_envs = num_envs
         self.queue = max(int(queue), 1)
-        # A single env of a task with `prefetch = K` draws its trials as new_trials(K) blocks
-        # (neurogym._env.prefetch); each sub-env then gets whole blocks from its generator.
-        prefetching = isinstance(getattr(TrialEnv, "prefetch", None), int)  # core support
-        block = int(getattr(env, "prefetch", 1) or 1) if prefetching and env.batch_native else 1
-        self._block = max(block, 1)
+        # A single env draws its trials as new_trials(BLOCK) blocks (env.prefetch, see
+        # neurogym._env.prefetch); each sub-env then gets whole blocks from its generator.
+        self._block = env.prefetch
         self._qcap = self.queue if self._block == 1 else 2 * self._block - 1
         self.single_observation_space = env.observation_space
         self.single_action_space = env.action_space

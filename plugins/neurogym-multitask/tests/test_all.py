@@ -76,7 +76,7 @@ def test_rows_of_one_task_are_that_tasks_own_batch():
     env = neurogym.make(ALL)
     i = YANG19_NAMES.index("ctxdlydm1")
     mixed = neurogym.batch(env, 6, seed=4, task="ctxdlydm1")
-    alone = neurogym.batch(env.envs[i], 6, seed=4)
+    alone = neurogym.batch(env.envs[i], 6, seed=np.random.default_rng(4))  # one pass, as mixed
     t = alone.inputs.shape[1]
     np.testing.assert_array_equal(mixed.inputs[:, :t, :33], alone.inputs)
     np.testing.assert_array_equal(mixed.targets[:, :t], alone.targets)

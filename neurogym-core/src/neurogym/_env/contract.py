@@ -12,7 +12,7 @@ A task declares three class attributes of :class:`~neurogym.TrialEnv` (docs/arch
   the trial builder wrote them (the state before any action), as upstream's Dataset did.
 * ``cross_trial_state`` (default False): trial generation depends on earlier trials
   (curricula, rule blocks, drifting rewards). A batch of ``n`` is then ``n`` consecutive trials
-  of one env, advancing that state in order, and such a task must not prefetch.
+  of one env, advancing that state in order (a single env generates them one at a time).
 
 :func:`check_declaration` is the ``check_task`` check that each declaration is true.
 """
@@ -135,12 +135,7 @@ def _still(space: gym.Space[Any]) -> Any:
 def _check_cross_trial_state(factory: Callable[[], gym.Env[Any, Any]], task: Any) -> None:
     """A stateless task's next trial depends only on its generator's state."""
     name = type(task).__name__
-    if task.cross_trial_state:
-        if int(getattr(task, "prefetch", 1)) > 1:
-            raise AssertionError(
-                f"{name} declares cross_trial_state = True, so it must not prefetch trials "
-                f"(prefetch = {task.prefetch}); set prefetch = 1"
-            )
+    if task.cross_trial_state:  # a single env then generates its trials one at a time
         return
     if not hasattr(task, "new_trials"):
         return
@@ -150,7 +145,7 @@ def _check_cross_trial_state(factory: Callable[[], gym.Env[Any, Any]], task: Any
         if not _history_free(factory, seed, history, batched):
             raise AssertionError(
                 f"{name}'s trials depend on earlier trials, not only on its generator's "
-                "state; declare cross_trial_state = True (and keep prefetch = 1)"
+                "state; declare cross_trial_state = True"
             )
 
 

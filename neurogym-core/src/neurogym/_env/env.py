@@ -15,7 +15,7 @@ from neurogym._env.actions import checked_action, discrete_bounds
 from neurogym._env.authoring import AuthoringMixin
 from neurogym._env.current import CurrentTrial
 from neurogym._env.overrides import Overrides
-from neurogym._env.prefetch import TrialPool
+from neurogym._env.prefetch import BLOCK, TrialPool, refuse_prefetch_setting
 from neurogym._env.rewards import CheckedRewards
 from neurogym._trials.batch import refuse_empty_trials
 from neurogym._trials.builder import BatchBuilder, TrialBatch
@@ -94,9 +94,6 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     # Rendering only: a task's paper, tags and description live in its TaskSpec, and each env
     # gets them in its own ``metadata`` (TaskSpec.make, or the lookup in __init__).
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012  (gymnasium: a class attribute)
-    prefetch: int = 1
-    """Trials a batch-native task generates at once for a single env (see
-    :mod:`neurogym._env.prefetch`); tasks whose generation keeps no cross-trial state opt in."""
     rule: StandardDecision | None = None
     """The declarative step rule; a class attribute, or set per instance in ``__init__``."""
     # The supervised-data contract (neurogym._env.contract; check_task verifies it):
@@ -142,6 +139,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         cls._batch_native = "_new_trials" in cls._overrides
         cls._steps_by_rule = "_step" not in cls._overrides
         cls._plain_post_step = "post_step" not in cls._overrides
+        refuse_prefetch_setting(cls)
         if "render_modes" not in cls.metadata:
             cls.metadata = {"render_modes": [], **cls.metadata}
 
@@ -247,7 +245,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         Returns:
             The trial dict.
         """
-        if not kwargs and self.prefetch > 1 and self._batch_native:
+        if not kwargs and self._batch_native and not self.cross_trial_state:
             current = self._trial_from_pool()
         else:  # a refused forced value raises here, leaving the current trial as it was
             current = self._built_trial(kwargs)
@@ -285,7 +283,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     def _trial_from_pool(self) -> CurrentTrial:
         pool = self._pool
         if pool is None or not pool.usable(self):
-            pool = self._pool = TrialPool.generate(self, self.prefetch)
+            pool = self._pool = TrialPool.generate(self, BLOCK)
         return CurrentTrial.from_pool(pool, pool.take(), self.dt)
 
     def _derive_step_tables(self, current: CurrentTrial) -> None:
@@ -305,12 +303,13 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         steps = round(current.tmax / self.dt)
         current.codes = rule.codes(current.start_t, current.end_t, steps, self.dt)
 
-    def discard_prefetched(self) -> None:
-        """Drops prefetched trials: the next trial is generated from the current settings.
+    @property
+    def prefetch(self) -> int:
+        """Trials a single env draws at once (``BLOCK``, or 1 with cross-trial state)."""
+        return BLOCK if self._batch_native and not self.cross_trial_state else 1
 
-        Needed only after editing an attribute's contents in place (``env.cohs[0] = 5``);
-        reassigning an attribute or changing ``timing`` is detected automatically.
-        """
+    def discard_prefetched(self) -> None:
+        """Drops prefetched trials, as any change of the env's configuration does itself."""
         self._pool = None
 
     def refresh_trial(self) -> None:

@@ -1,25 +1,22 @@
-"""Prefetching: a single env generates its trials ``prefetch`` at a time and serves them in turn.
+"""Prefetching: a single env generates its trials ``BLOCK`` at a time and serves them in turn.
 
-A batch-native task with ``prefetch = K > 1`` (a class attribute; tasks opt in) builds ``K``
-trials with one ``new_trials(K)`` pass over the env's generator instead of ``K`` passes of one,
-which removes most of the per-trial numpy overhead of stepping a single env. The trial sequence
-is still fixed by ``reset(seed=...)``: trial ``k`` after a reset is row ``k % K`` of the
-``k // K``-th batch.
+Every batch-native task without ``cross_trial_state`` draws its trials in blocks of
+:data:`BLOCK` (one library constant, not a task or user setting): one ``new_trials(BLOCK)``
+pass over the env's generator instead of ``BLOCK`` passes of one, which removes most of the
+per-trial numpy overhead of stepping a single env. The trial sequence is fixed by
+``reset(seed=...)`` and by nothing else: trial ``k`` after a reset is row ``k % BLOCK`` of the
+``k // BLOCK``-th block, so ``neurogym.batch(task, n, seed=s)`` (which draws the same blocks)
+is exactly the env's first ``n`` trials. A task that sets ``prefetch`` is refused at class
+creation (:func:`refuse_prefetch_setting`).
 
-A pool is discarded (and the next trial generated afresh) when it is used up, on ``reset``,
-and when the env's configuration is no longer the one the pool was generated from. The rule:
-**a pool remembers the objects of its configuration** (the value of every public attribute
-that is not per-step or per-trial state, and the number of edits of ``timing``) and serves
-trials while the env still holds those same objects. Reassigning an attribute
-(``env.cohs = [...]``) or editing ``timing`` is therefore seen; a copy or an unpickled env keeps
-a valid pool, because copying maps the pool's references to the copy's own attributes.
-Trials forced with kwargs (``new_trial(ground_truth=1)``) are generated on their own and leave
-the pool alone. Changes *inside* an attribute's value (``env.cohs[0] = 5``) cannot be seen
-without comparing values every trial: call :meth:`~neurogym.TrialEnv.discard_prefetched`
-after such an edit.
-
-Only tasks whose trial generation keeps no state across trials may opt in (a block counter
-advanced by ``_new_trials`` would skip the positions of discarded trials).
+A pool is discarded (and the next block generated) when it is used up, on ``reset``, and when
+the env's configuration is no longer the one the pool was generated from. The rule: **a pool
+remembers its configuration** (every public attribute that is not per-step or per-trial
+state, and the number of edits of ``timing``): by identity, and for mutable containers
+(arrays, lists, dicts, sets) also by contents, so reassigning an attribute
+(``env.cohs = [...]``), editing one in place (``env.cohs[0] = 5``) or editing ``timing`` is
+seen at the next trial; a copy or an unpickled env keeps a valid pool. Trials forced with
+kwargs (``new_trial(ground_truth=1)``) are generated on their own and leave the pool alone.
 """
 
 from __future__ import annotations
@@ -36,7 +33,23 @@ if TYPE_CHECKING:
     from neurogym._env.env import TrialEnv
     from neurogym._trials.builder import TrialBatch
 
-__all__ = ["TrialPool"]
+__all__ = ["BLOCK", "TrialPool", "refuse_prefetch_setting"]
+
+BLOCK = 32
+"""Trials a single env of a batch-native task without cross-trial state draws at once."""
+
+
+def refuse_prefetch_setting(cls: type) -> None:
+    """Refuses a task class that sets ``prefetch``: retuning it would change what a seed gives."""
+    if "prefetch" in vars(cls):
+        raise TypeError(
+            f"{cls.__name__} sets prefetch, which is not a task setting: every batch-native "
+            f"task without cross_trial_state draws its trials in blocks of {BLOCK} "
+            "(neurogym._env.prefetch.BLOCK), so a seed gives the same trials whatever the "
+            "speed settings; remove the attribute (declare cross_trial_state = True if a trial "
+            "depends on earlier ones)"
+        )
+
 
 # Attributes that change while an env runs; they do not describe how trials are generated.
 DYNAMIC_ATTRIBUTES = frozenset(
@@ -62,6 +75,25 @@ def _configuration(env: TrialEnv) -> tuple[tuple[str, ...], tuple[Any, ...], int
     return names, tuple(state[k] for k in names), env.timing.version
 
 
+def _contents(value: Any) -> Any:
+    """What an in-place edit of a mutable container changes (None for other values)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return (value.dtype.str, value.shape, value.tobytes())
+    if kind is list or kind is dict or kind is set:
+        return kind(value)  # a shallow copy: compared with == (elements: see _same_contents)
+    return None
+
+
+def _same_contents(value: Any, contents: Any) -> bool:
+    if contents is None:
+        return True
+    try:
+        return bool(_contents(value) == contents)
+    except (TypeError, ValueError):  # elements numpy cannot compare as one bool: regenerate
+        return False
+
+
 class TrialPool:
     """``K`` pre-generated trials of one env and the per-row data stepping needs.
 
@@ -75,6 +107,11 @@ class TrialPool:
         self.size = batch.size
         self.next = 0
         self.names, self.values, self.timing_version = _configuration(env)
+        self.contents = [
+            (i, snapshot)
+            for i, value in enumerate(self.values)
+            if (snapshot := _contents(value)) is not None
+        ]
         self.lengths: list[int] = batch.lengths.tolist()
         starts = {name: values.tolist() for name, values in batch.start_t.items()}
         ends = {name: values.tolist() for name, values in batch.end_t.items()}
@@ -131,12 +168,11 @@ class TrialPool:
             held = tuple(map(state.__getitem__, self.names))
         except KeyError:  # an attribute was deleted
             return False
-        if all(map(is_, held, self.values)):
-            return True
-        if all(map(_same, held, self.values)):  # equal numbers (an unpickled env)
-            self.values = held  # the same objects from now on: the fast check above
-            return True
-        return False
+        if not all(map(is_, held, self.values)):
+            if not all(map(_same, held, self.values)):
+                return False
+            self.values = held  # equal numbers (an unpickled env): the same objects from now on
+        return all(_same_contents(held[i], snapshot) for i, snapshot in self.contents)
 
     def take(self) -> int:
         """The index of the next unused row."""

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from neurogym._trials.batch import concat_rows
 from neurogym._trials.builder import TrialBatch
 from neurogym._trials.variables import RecordOnly
 
 if TYPE_CHECKING:
     from neurogym._env.env import TrialEnv
 
-__all__ = ["loop_trials", "row_of", "stack_trials"]
+__all__ = ["concat_batches", "loop_trials", "row_of", "stack_trials"]
 
 
 def _pad(arrays: list[np.ndarray | None], steps: int, fill: Any, dtype: Any) -> np.ndarray | None:
@@ -112,3 +113,61 @@ def loop_trials(
     finally:
         task._current, task.num_tr = saved
     return stack_trials(rows, task)
+
+
+def _padded(arrays: list[np.ndarray | None], steps: int, fill: Any) -> np.ndarray | None:
+    """``(B_i, T_i, ...)`` arrays padded to ``steps`` and concatenated (None if all are)."""
+    if any(a is None for a in arrays):
+        return None
+    out = []
+    for array in arrays:
+        assert array is not None
+        pad = [(0, 0), (0, steps - array.shape[1])] + [(0, 0)] * (array.ndim - 2)
+        out.append(np.pad(array, pad, constant_values=fill))
+    return np.concatenate(out)
+
+
+def concat_batches(batches: list[TrialBatch], n: int, fill: Any) -> TrialBatch:
+    """The first ``n`` rows of ``batches`` back to back, padded to the longest trial.
+
+    Args:
+        batches: Batches of one task (the same periods and trial variables).
+        n: Rows to keep (at most the batches' total).
+        fill: The observation padding value (the task's default ob value, or 0).
+    """
+    if len(batches) == 1:
+        whole = batches[0]
+    else:
+        steps = max(b.mask.shape[1] for b in batches)
+        sizes = [b.size for b in batches]
+        names = list(batches[0].periods)
+        whole = TrialBatch(
+            _padded([b.ob for b in batches], steps, fill),
+            _padded([b.gt for b in batches], steps, 0),
+            np.concatenate([b.lengths for b in batches]),
+            _padded([b.mask for b in batches], steps, False),  # type: ignore[arg-type]
+            {
+                k: tuple(np.concatenate([b.periods[k][j] for b in batches]) for j in (0, 1))  # type: ignore[misc]
+                for k in names
+            },
+            {k: np.concatenate([b.start_t[k] for b in batches]) for k in names},
+            {k: np.concatenate([b.end_t[k] for b in batches]) for k in names},
+            {k: concat_rows([b.trial.get(k) for b in batches], sizes) for k in batches[0].trial},
+            batches[0].dt,
+        )
+    if whole.size == n:
+        return whole
+    longest = int(whole.lengths[:n].max())
+    rows = (slice(n), slice(longest))
+    own = np.ascontiguousarray  # arrays of their own, not views of the unused rows
+    return TrialBatch(
+        None if whole.ob is None else own(whole.ob[rows]),
+        None if whole.gt is None else own(whole.gt[rows]),
+        whole.lengths[:n],
+        own(whole.mask[rows]),
+        {k: (start[:n], end[:n]) for k, (start, end) in whole.periods.items()},
+        {k: v[:n] for k, v in whole.start_t.items()},
+        {k: v[:n] for k, v in whole.end_t.items()},
+        {k: v[:n] for k, v in whole.trial.items()},
+        whole.dt,
+    )

@@ -61,7 +61,6 @@ class GoNogo(ngym.TrialEnv):
     seeded generator.
     """
 
-    prefetch = 128  # no cross-trial state; large pools amortise the builder
     rule = ngym.GoNoGoDecision()  # withholding on a no-go trial is correct; a go miss pays "miss"
 
     def __init__(

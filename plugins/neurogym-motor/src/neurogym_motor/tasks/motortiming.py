@@ -72,7 +72,6 @@ class MotorTiming(ngym.TrialEnv):
     generated batch-natively from the env's seeded generator.
     """
 
-    prefetch = 128  # no cross-trial state; large pools amortise the ragged periods
     # strict score (neurogym.train.evaluate): the env's own performance, 1 for a response
     # inside the tolerance window, which may open before the ground truth switches to "go"
     strict_criterion = "performance"

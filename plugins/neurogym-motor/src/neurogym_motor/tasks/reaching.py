@@ -30,7 +30,6 @@ def circular_distance(angle: Any) -> Any:
 class _Reaching(ngym.TrialEnv):
     """What both reaching tasks share: timing, rewards, the pointer and its reward."""
 
-    prefetch = 128  # no cross-trial state; large pools amortise the builder
     has_groundtruth = False  # the target is an angle; the actions are pointer steps
 
     def __init__(

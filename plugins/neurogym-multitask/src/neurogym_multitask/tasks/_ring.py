@@ -65,7 +65,6 @@ class RingTask(ngym.TrialEnv):
     Subclasses set ``timing`` defaults and write ``_new_trials``; see the family modules.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = RING_RULE
 
     def __init__(

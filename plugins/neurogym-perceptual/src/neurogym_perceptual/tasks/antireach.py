@@ -63,7 +63,6 @@ class AntiReach(ngym.TrialEnv):
     drawn from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(

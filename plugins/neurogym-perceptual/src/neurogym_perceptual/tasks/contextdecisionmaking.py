@@ -81,7 +81,6 @@ class ContextDecisionMaking(ngym.TrialEnv):
     drawn from the env's seeded generator (upstream's delay had its own generator).
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
     optional_rewards = ("fail",)  # paid for a wrong choice if given (default: 0)
 

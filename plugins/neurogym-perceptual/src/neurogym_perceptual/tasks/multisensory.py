@@ -70,7 +70,6 @@ class MultiSensoryIntegration(ngym.TrialEnv):
     generated batch-natively and drawn from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
     optional_rewards = ("fail",)  # paid for a wrong choice if given (default: 0)
 

@@ -89,7 +89,6 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
     batch-natively and drawn from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -200,7 +199,6 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
     ``stim_scale`` or ``sigma`` raise ``ValueError``.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -304,8 +302,6 @@ class PulseDecisionMaking(ngym.TrialEnv):
     ``p_pulse``/``n_bin`` raise ``ValueError``; ``paper_name`` has single spaces. Trials are
     generated batch-natively and drawn from the env's seeded generator.
     """
-
-    prefetch = 32  # trial generation keeps no cross-trial state
 
     def __init__(
         self,

@@ -86,7 +86,6 @@ class PostDecisionWager(ngym.TrialEnv):
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     optional_rewards = ("sure",)  # the sure bet's reward; default 0.7 x correct
 
     def __init__(

@@ -73,8 +73,6 @@ class ProbabilisticReasoning(ngym.TrialEnv):
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
-
     def __init__(
         self,
         dt: float = 100,

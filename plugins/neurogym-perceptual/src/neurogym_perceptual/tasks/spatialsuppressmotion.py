@@ -140,8 +140,6 @@ class SpatialSuppressMotion(ngym.TrialEnv):
     * Trials are generated batch-natively from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
-
     def __init__(
         self,
         dt: float = 8.3,

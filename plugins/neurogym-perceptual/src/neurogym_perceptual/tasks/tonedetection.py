@@ -80,7 +80,6 @@ class ToneDetection(ngym.TrialEnv):
     * ``paper_name`` loses upstream's double space ("Fibers  in").
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     # the action at the trial's last step is the report: performance 1 when it names the
     # condition (upstream never scored the task)
     rule = LastStepReport(fixation_periods=(), decision_periods=())

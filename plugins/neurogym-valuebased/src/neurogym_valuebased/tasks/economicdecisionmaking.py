@@ -75,8 +75,6 @@ class EconomicDecisionMaking(ngym.TrialEnv):
     lambda.
     """
 
-    prefetch = 64  # trial generation keeps no cross-trial state (64: ragged offer periods)
-
     def __init__(
         self,
         dt: float = 100,

@@ -63,7 +63,6 @@ class IBL(ngym.TrialEnv):
     observations are float32 (upstream float64).
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     # No action means "fixate": every action is the answer of the trial's only step.
     rule = StandardDecision(
         fixation_periods=(), decision_periods=("stimulus",), fixation_action=-1
@@ -151,7 +150,6 @@ class IBLBlock(IBL):
     named ``IBLBlock``; it accepts ``rewards`` like ``IBL`` (upstream took only ``dt``).
     """
 
-    prefetch = 1
     cross_trial_state = True  # the block runs on across trials
 
     def __init__(self, dt: float = 100, rewards: Mapping[str, float] | None = None) -> None:

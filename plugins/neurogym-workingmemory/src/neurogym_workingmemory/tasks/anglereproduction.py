@@ -69,7 +69,6 @@ class AngleReproduction(ngym.TrialEnv):
     (upstream reset it when a trial was generated).
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     has_groundtruth = False  # the target is an angle; the actions are pointer steps
     agent_dependent_dims = ("self",)
 

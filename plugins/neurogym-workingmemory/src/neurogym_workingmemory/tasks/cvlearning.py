@@ -150,7 +150,6 @@ class CVLearning(ngym.TrialEnv):
     the stage, and trial outcomes move the curriculum.
     """
 
-    prefetch = 1  # the curriculum moves between trials: never build trials ahead
     cross_trial_state = True
 
     def __init__(

@@ -65,7 +65,6 @@ class DelayComparison(ngym.TrialEnv):
     declared, so vector envs step the task natively.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(

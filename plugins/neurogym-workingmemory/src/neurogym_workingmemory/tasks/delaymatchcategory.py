@@ -74,7 +74,6 @@ class DelayMatchCategory(ngym.TrialEnv):
     rule is declared, so vector envs step the task natively.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("test",))
 
     def __init__(

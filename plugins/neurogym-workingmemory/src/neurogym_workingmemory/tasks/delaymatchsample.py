@@ -67,7 +67,6 @@ class DelayMatchSample(ngym.TrialEnv):
     decision rule is declared, so vector envs step the task natively.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -161,7 +160,6 @@ class DelayMatchSampleDistractor1D(ngym.TrialEnv):
     generated batch-natively from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     TESTS = ("test1", "test2", "test3")
 
     def __init__(

@@ -67,7 +67,6 @@ class DelayPairedAssociation(ngym.TrialEnv):
     declared differences. Trials are generated batch-natively from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = ngym.GoNoGoDecision()  # withholding on a no-go trial is correct; a go miss pays "miss"
 
     def __init__(

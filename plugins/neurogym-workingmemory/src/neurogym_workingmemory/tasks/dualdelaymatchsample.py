@@ -74,8 +74,6 @@ class DualDelayMatchSample(ngym.TrialEnv):
     batch-natively from the env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
-
     def __init__(
         self,
         dt: float = 100,

@@ -60,7 +60,6 @@ class IntervalDiscrimination(ngym.TrialEnv):
     task natively.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(

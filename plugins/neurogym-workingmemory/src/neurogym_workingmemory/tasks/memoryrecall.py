@@ -66,8 +66,6 @@ class MemoryRecall(ngym.TrialEnv):
     swallowed them).
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
-
     def __init__(
         self,
         dt: float = 1,

@@ -60,8 +60,6 @@ class ReachingDelayResponse(ngym.TrialEnv):
     env's seeded generator.
     """
 
-    prefetch = 32  # trial generation keeps no cross-trial state
-
     def __init__(
         self,
         dt: float = 100,

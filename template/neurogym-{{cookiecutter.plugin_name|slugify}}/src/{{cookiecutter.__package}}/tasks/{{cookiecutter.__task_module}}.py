@@ -70,9 +70,8 @@ class {{ cookiecutter.task_class }}(ngym.TrialEnv):
     rule = StandardDecision(
         fixation_periods=("fixation", "stimulus", "delay"), decision_periods=("decision",)
     )
-    # A single env builds its trials 32 at a time (much faster stepping). Keep this only while
-    # _new_trials keeps no state across trials (e.g. a block counter): then delete the line.
-    prefetch = 32
+    # If a trial ever depends on earlier ones (a block counter, a curriculum), declare
+    # cross_trial_state = True: batches are then consecutive trials of one env.
 
     def __init__(
         self,
