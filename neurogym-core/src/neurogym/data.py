@@ -27,7 +27,7 @@ from neurogym._data.sources import UnsupportedWrapperError, batch_source, resolv
 from neurogym._data.stream import Dataset, StreamBatch
 from neurogym._env.contract import require_groundtruth
 from neurogym._env.env import TrialEnv
-from neurogym._trials.builder import TrialBatch
+from neurogym._trials.builder import TRIAL_BYTES, TrialBatch
 from neurogym._trials.stack import concat_batches
 
 __all__ = [
@@ -75,7 +75,7 @@ def seeded_blocks(task: TrialEnv, n: int) -> TrialBatch:
     batches = [task.new_trials(block)]
     if n > block:  # refused before the other blocks when the whole would not fit in memory
         arrays = (batches[0].ob, batches[0].gt, batches[0].mask)
-        per_trial = sum(a.nbytes for a in arrays if a is not None) / block + 256
+        per_trial = sum(a.nbytes for a in arrays if a is not None) / block + TRIAL_BYTES
         validate.allocation(
             n * per_trial, f"a batch of {n:,} trials of {type(task).__name__}", "n"
         )

@@ -49,14 +49,14 @@ from neurogym.timing import (
 if TYPE_CHECKING:
     from neurogym._env.env import TrialEnv
 
-__all__ = ["BatchBuilder", "InvalidOperationError", "TrialBatch", "action_table"]
+__all__ = ["TRIAL_BYTES", "BatchBuilder", "InvalidOperationError", "TrialBatch", "action_table"]
 
 
 Bound: TypeAlias = float | np.ndarray
 """A period bound in ms: a float when all trials share it, else a ``(B,)`` array."""
 
 
-_TRIAL_BYTES = 256  # at least, per trial of a batch: its drawn variables and period bounds
+TRIAL_BYTES = 256  # at least, per trial of a batch: its drawn variables and period bounds
 
 
 class BatchBuilder(TrialVariables):
@@ -76,7 +76,7 @@ class BatchBuilder(TrialVariables):
             raise ValueError(f"a batch needs at least one trial, got n={n}")
         if n > 1:  # trial variables and period bounds: refused before any draw
             validate.allocation(
-                float(n) * _TRIAL_BYTES, f"a batch of {n:,} trials", "the number of trials"
+                float(n) * TRIAL_BYTES, f"a batch of {n:,} trials", "the number of trials"
             )
         self.env = env
         self.n = n
