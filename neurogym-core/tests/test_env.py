@@ -783,3 +783,89 @@ def test_a_copy_keeps_in_place_edits_of_its_current_trial(copier):
         clone.refresh_trial()
         *_, info = clone.step(0)
         assert info["gt"] == answer
+
+
+# ====================================================== edits of the current trial (§5)
+def _pool_and_built():
+    """A prefetched-row trial (Decision) and one built on its own (Go)."""
+    pooled = Decision(timing=FIXED)
+    pooled.reset(seed=0)
+    built = Go(timing={"fixation": 200, "go": 300})
+    built.reset(seed=0)
+    return pooled, built
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["pool-row", "built"])
+def test_an_edit_of_env_ob_during_a_trial_is_what_step_returns(which):
+    env = _pool_and_built()[which]
+    env.step(0)  # the fast per-trial copy of the observations is taken here
+    ob = env.ob
+    ob[2:] = 7.0
+    for t in range(2, len(ob)):
+        returned, *_ = env.step(0)
+        np.testing.assert_array_equal(returned, env.ob[t])
+        assert np.all(returned == 7.0)
+    next_first, *_ = env.step(0)  # a new trial: its own, unedited observations
+    np.testing.assert_array_equal(next_first, env.ob[0])
+    assert not np.all(next_first == 7.0)
+
+
+def test_an_edit_of_env_gt_during_a_trial_is_scored_and_reported():
+    env = Decision(timing=FIXED)
+    env.reset(seed=0)
+    for _ in range(4):
+        env.step(0)  # fixation and stimulus
+    answer = int(env.gt[4])
+    other = 3 - answer  # the other choice (actions 1 and 2)
+    env.gt[4:] = other
+    _, reward, _, _, info = env.step(other)
+    assert info["gt"] == other
+    assert type(info["gt"]) is int
+    assert (reward, info["new_trial"], info["performance"]) == (1.0, True, 1)
+
+
+def test_edits_of_a_trial_keep_returned_observations_private():
+    env, _ = _pool_and_built()
+    env.gt  # noqa: B018 (reading the arrays makes the trial live)
+    ob, *_ = env.step(0)
+    ob += 100
+    assert not np.shares_memory(ob, env.ob)
+    assert np.all(env.ob < 100)
+
+
+def test_upstream_style_step_writing_self_ob_runs_as_ported():
+    # docs/porting.md, "A _step that writes observations": the upstream code runs unchanged.
+    class Counter(TrialEnv):
+        def __init__(self, dt=100):
+            super().__init__(dt=dt)
+            self.timing = {"count": 400}
+            self.observation_space = spaces.Box(-INF, INF, shape=(1,))
+            self.action_space = spaces.Discrete(2)
+
+        def _new_trial(self, **kwargs):
+            self.add_period("count")
+            self.add_ob(1)
+            return {}
+
+        def _step(self, action):
+            if self.t_ind + 1 < len(self.ob):
+                self.ob[self.t_ind + 1, 0] = 10 + self.t_ind
+            return self.ob_now, 0.0, False, False, {}
+
+    env = Counter()
+    first, _ = env.reset(seed=0)
+    returned = [first[0]] + [env.step(0)[0][0] for _ in range(3)]
+    assert returned == [1, 10, 11, 12]
+    np.testing.assert_array_equal(env.ob[:, 0], returned)
+
+
+@pytest.mark.parametrize("copier", [lambda env: pickle.loads(pickle.dumps(env)), copy.deepcopy])
+def test_a_copy_of_an_edited_trial_steps_as_the_original(copier):
+    for env in _pool_and_built():
+        env.ob[1:] = 5.0
+        clone = copier(env)
+        expected = [env.step(0) for _ in range(3)]
+        got = [clone.step(0) for _ in range(3)]
+        for (ob_e, *rest_e), (ob_g, *rest_g) in zip(expected, got, strict=True):
+            np.testing.assert_array_equal(ob_e, ob_g)
+            assert rest_e[:3] == rest_g[:3]

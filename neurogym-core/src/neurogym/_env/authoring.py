@@ -104,23 +104,34 @@ class AuthoringMixin:
             _set_tmax,
             doc="The current trial's length in ms (a whole number of steps). Set before any "
             "trial, it is the length of trials that add no period (tasks without periods set "
-            "it in __init__); set during a trial, it edits that trial (call refresh_trial()).",
+            "it in __init__); set during a trial, it edits that trial (then call refresh_trial(), "
+            "as for an edit of start_t/end_t).",
         )
 
     @property
     def ob(self) -> np.ndarray:
-        """The current trial's observations, ``(T, *obs_shape)`` (allocated on first use)."""
+        """The current trial's observations, ``(T, *obs_shape)`` (allocated on first use).
+
+        The trial's own array: an in-place edit during the trial takes effect at the next
+        step (``step`` then reads the trial live, see ``CurrentTrial.go_live``).
+        """
         current = self._edited()
         if current.ob is None:
             return self.view_ob()
+        current.go_live()
         return current.ob
 
     @property
     def gt(self) -> np.ndarray:
-        """The current trial's ground truth, ``(T, *act_shape)`` (allocated on first use)."""
+        """The current trial's ground truth, ``(T, *act_shape)`` (allocated on first use).
+
+        The trial's own array: an in-place edit during the trial takes effect at the next
+        step, in ``info["gt"]`` and in the scoring.
+        """
         current = self._edited()
         if current.gt is None:
             return self.view_groundtruth()
+        current.go_live()
         return current.gt
 
     @property

@@ -5,7 +5,13 @@ A trial boundary replaces that object as a whole; nothing else holds current-tri
 reads or edits the current trial goes through it: ``step`` (its step tables), the env's
 properties (``env.ob``, ``env.trial``, ``env.start_t``, ``env.tmax``, ...), the per-trial
 authoring verbs (``add_ob``, ``set_groundtruth``, ... in ``_step``) and wrappers that edit a
-trial (``ReactionTime``, followed by ``env.refresh_trial()``).
+trial (``ReactionTime``, followed by ``env.refresh_trial()`` because it moves a period).
+
+``step`` reads fast snapshots of the trial (a private copy of ``ob``, the ground truth as a
+list) only while nobody else holds its arrays: handing ``ob``/``gt`` out for editing
+(``env.ob``, ``env.gt``, the authoring verbs) makes the trial *live*
+(:meth:`CurrentTrial.go_live`), and ``step`` then reads the arrays themselves, so no snapshot
+can disagree with the trial.
 
 A current trial comes from one of two places:
 
@@ -85,8 +91,12 @@ class CurrentTrial:
         durations: Period name to duration in ms.
         ob: ``(T, *obs_shape)`` observations (a view), or None if the trial writes none.
         gt: ``(T, *act_shape)`` ground truth (a view), or None if the trial sets none.
-        obs_out: What ``step`` returns rows of (:meth:`observations_out`), once taken.
-        gt_list: The ground truth per step as ``step`` compares it with actions.
+        obs_out: A private copy of ``ob`` that ``step`` returns rows of (:meth:`observation`),
+            taken at the trial's first step; None once the arrays were handed out.
+        gt_list: The ground truth per step as ``step`` compares it with actions: a list
+            snapshot, or a live reader once the arrays were handed out.
+        live: True once ``ob``/``gt`` were handed out for editing (:meth:`go_live`): ``step``
+            then reads both live, so an edit takes effect at the next step.
         codes: Per-step period codes of a declarative ``rule`` (None without a rule).
         tmax: Trial length in ms, a whole number of steps (``env.tmax``).
         tmax_ms: End of the last period in ms, before flooring to steps.
@@ -102,6 +112,7 @@ class CurrentTrial:
     # Defaults as class attributes (an instance sets only what differs: a trial is made on
     # every trial boundary, so its construction stays small).
     empty = False
+    live = False
     tmax_ms = 0.0
     codes: list[int] | None = None
     obs_out: np.ndarray | None = None
@@ -202,51 +213,86 @@ class CurrentTrial:
     def sync_arrays(self) -> None:
         """Views the builder's arrays again after an authoring verb wrote (or allocated) them.
 
-        Until :meth:`snapshot_groundtruth`, ``step`` reads the ground truth live from the
-        array, so writes through a ``view_groundtruth`` view take effect.
+        The trial goes live (:meth:`go_live`): a view a verb hands out (``view_ob``) may be
+        written after the verb returned.
         """
         builder = self._builder
         assert builder is not None
         self.ob = None if builder._ob is None else builder._ob[0]
         self.gt = None if builder._gt is None else builder._gt[0]
-        self.gt_list = [] if self.gt is None else self.gt
+        self.go_live()
+
+    def go_live(self) -> None:
+        """From now on ``step`` reads this trial's ``ob`` and ``gt`` live, not from snapshots.
+
+        Called whenever the arrays are handed out where they may be edited (``env.ob``,
+        ``env.gt``, the authoring verbs), so an in-place edit takes effect at the next step:
+        each step then returns a copy of its row of ``ob`` instead of a row of the private
+        copy, and reads the ground truth from ``gt``. A trial nobody edits keeps the fast
+        snapshots; :meth:`snapshot` (a new trial, ``refresh_trial``) takes them again.
+        """
+        self.live = True
         self.obs_out = None
+        self.gt_list = [] if self.gt is None else _LiveGroundTruth(self.gt)
 
-    def observations_out(self) -> np.ndarray:
-        """What ``step`` returns rows of: a private copy of ``ob``, one per trial.
+    def snapshot(self) -> None:
+        """Takes the fast per-step tables ``step`` reads (ground truth now, ``ob`` lazily)."""
+        self.live = False
+        self.obs_out = None
+        self.gt_list = gt_by_step(self.gt)
 
-        Taken at the trial's first step (after any wrapper's post-processing of the new
-        trial) and again after an authoring verb or ``refresh_trial``. ``step`` returns row
-        views of it: each a separate array the caller may keep or modify (nothing reads the
-        copy back), for the price of a view instead of a copy per step.
+    def observation(self, t_ind: int) -> np.ndarray:
+        """What ``step`` returns for step ``t_ind``: a row the caller may keep or modify.
+
+        A row of a private copy of ``ob``, taken once per trial at its first step (after any
+        wrapper post-processed the new trial); for a live trial a copy of the row itself.
         """
         ob = self.ob
         assert ob is not None
+        if self.live:
+            row: np.ndarray = ob[t_ind].copy()
+            return row
         self.obs_out = out = ob.copy()
-        return out
-
-    def snapshot_groundtruth(self) -> None:
-        """Takes the per-step ground truth ``step`` compares actions with (fast to read)."""
-        self.gt_list = gt_by_step(self.gt)
+        return out[t_ind]  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
         state = dict(vars(self))
         # Views are taken again after unpickling, from the builder or batch they belong to
         # (pickling would turn them into separate arrays, and in-place edits would be lost).
-        state["ob"] = state["gt"] = None
-        state["gt_list"] = None if self.gt_list is self.gt else self.gt_list
+        state["ob"] = state["gt"] = state["obs_out"] = None
+        if self.live:
+            state["gt_list"] = None  # read live again from the re-taken view
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
         if self._builder is not None:
-            live = self.gt_list is None
-            self.sync_arrays()
-            if not live:
-                self.gt_list = state["gt_list"]
+            builder = self._builder
+            self.ob = None if builder._ob is None else builder._ob[0]
+            self.gt = None if builder._gt is None else builder._gt[0]
         elif self._pool is not None:
             self._rows_from_pool()
-            if self.gt_list is None:
-                self.gt_list = self.gt
+        if self.live:
+            self.go_live()
+
+
+class _LiveGroundTruth:
+    """A live trial's ground truth per step, read from its array at every step.
+
+    Reads as the snapshot does (``gt_by_step``): Python numbers for scalar ground truths,
+    one array per step for vector ones.
+    """
+
+    __slots__ = ("gt",)
+
+    def __init__(self, gt: np.ndarray) -> None:
+        self.gt = gt
+
+    def __len__(self) -> int:
+        return len(self.gt)
+
+    def __getitem__(self, t_ind: int) -> Any:
+        gt = self.gt
+        return gt[t_ind].tolist() if gt.ndim == 1 else gt[t_ind]

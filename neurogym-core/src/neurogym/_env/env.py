@@ -288,8 +288,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
 
     def _derive_step_tables(self, current: CurrentTrial) -> None:
         """The per-step ground truth, rule codes and observations ``step`` reads."""
-        current.snapshot_groundtruth()
-        current.obs_out = None  # taken again from ``ob`` at the next step
+        current.snapshot()
         rule = self.rule
         if rule is None:
             current.codes = None
@@ -313,14 +312,14 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._pool = None
 
     def refresh_trial(self) -> None:
-        """Re-derives the per-step tables of the current trial after it was edited in place.
+        """Re-derives the current trial's step tables after its periods or length were edited.
 
-        ``step`` reads the reward/period codes of a declarative ``rule``, the ground truth and
-        the observations it returns from tables taken when the trial was generated (the
-        observations: at its first step). Code that edits the current trial's
-        ``start_t``/``end_t``, ``tmax``, ``gt`` or ``ob`` in place afterwards (the
-        ``ReactionTime`` wrapper, a ``_step`` that moves a period) calls this so the edit
-        takes effect; the authoring verbs (``set_ob``, ...) do it themselves.
+        ``step`` reads the period codes of a declarative ``rule`` from a table derived from
+        ``start_t``/``end_t`` and ``tmax`` when the trial was generated. Code that moves a
+        period or changes ``tmax`` in place during a trial (the ``ReactionTime`` wrapper)
+        calls this so the edit takes effect. Edits of ``env.ob`` and ``env.gt`` need no call:
+        ``step`` reads a trial live once its arrays were handed out (``docs/architecture.md``
+        §5); this call takes the fast snapshots of them again.
         """
         self._derive_step_tables(self._edited())
 
@@ -452,7 +451,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             if current.ob is None:
                 raise self._no_ob_error()
             out = current.obs_out
-            ob = (current.observations_out() if out is None else out)[t_ind]
+            ob = current.observation(t_ind) if out is None else out[t_ind]
         if self.max_episode_steps is not None:
             self._episode_steps += 1
             truncated = truncated or self._episode_steps >= self.max_episode_steps
