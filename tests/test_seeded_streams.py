@@ -1,10 +1,11 @@
 """What a seed gives: the env's trial stream, and its relation to ``neurogym.batch``.
 
-Stated once in docs/architecture.md §2: a single env of a batch-native task without
-cross-trial state draws its trials in blocks of ``neurogym._env.prefetch.BLOCK``; for an int
-seed, ``neurogym.batch(task, n, seed=s)`` draws the same blocks, so it is the env's first ``n``
-trials after ``reset(seed=s)`` for every ``n``. No setting a user or task author can reach
-changes the stream.
+Stated once in docs/architecture.md §9.1: for every registered task (task sets and trial
+wrappers included) and every ``n``, ``neurogym.batch(task, n, seed=s)`` with an int seed is the
+first ``n`` trials a single env serves after ``reset(seed=s)``. A stateless batch-native task
+draws them in blocks of ``neurogym._env.prefetch.BLOCK`` (the batch draws the same blocks);
+other chains serve them one at a time (the batch collects them). No setting a user or task
+author can reach changes the stream.
 """
 
 from __future__ import annotations
@@ -13,20 +14,31 @@ import numpy as np
 import pytest
 
 import neurogym
-from neurogym._data.sources import batch_source
+from neurogym._data.sources import UnsupportedWrapperError, batch_source
+from neurogym._env.chain import stepping_task
 from neurogym._env.prefetch import BLOCK
-from neurogym.data import UnsupportedWrapperError
 
 TASK_IDS = [spec.id for spec in neurogym.tasks()]
 
 
-def _first_trials(task_id: str, n: int, seed: int) -> list[dict]:
+def _first_trials(task_id: str, n: int, seed: int) -> list[tuple[dict, np.ndarray | None]]:
+    """The env's first ``n`` trials after ``reset(seed)``: parameters and observations.
+
+    Each later trial is the one a trial boundary serves (the chain's ``new_trial``: the task's,
+    or that of the trial wrapper or task set that serves it).
+    """
     env = neurogym.make(task_id)
     env.reset(seed=seed)
-    task = env.unwrapped
-    trials = [dict(task.trial)]
-    for _ in range(n - 1):
-        trials.append(dict(task.new_trial()))
+    try:
+        source = batch_source(env)
+    except UnsupportedWrapperError:  # a step wrapper (ReactionTime edits trials as they run)
+        source = env.unwrapped
+    trials = []
+    for i in range(n):
+        if i:
+            source.new_trial()
+        task = stepping_task(env)
+        trials.append((dict(task.trial), None if task._current.ob is None else task.ob.copy()))
     return trials
 
 
@@ -34,33 +46,36 @@ def _same(a: object, b: object) -> bool:
     return np.array_equal(np.asarray(a), np.asarray(b))
 
 
-def _blocked(task_id: str) -> bool:
-    """Whether batches of the task (as made) are drawn in the single env's blocks."""
-    env = neurogym.make(task_id)
-    task = env.unwrapped
-    try:
-        source = batch_source(env)
-    except UnsupportedWrapperError:  # a step wrapper (ReactionTime): no batches at all
-        return False
-    return source is task and task.prefetch == BLOCK and task.has_groundtruth
-
-
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_a_seeded_batch_is_the_envs_first_trials_for_every_size(task_id):
     env = neurogym.make(task_id)
     if not env.unwrapped.has_groundtruth or "roitman02" in task_id:
         pytest.skip("no supervised batches (no ground truth, or a step wrapper)")
-    if not _blocked(task_id):  # one vectorised pass: reproducible, trial i depends on n
-        first, again = neurogym.batch(task_id, 12, seed=5), neurogym.batch(task_id, 12, seed=5)
-        np.testing.assert_array_equal(first.inputs, again.inputs)
-        np.testing.assert_array_equal(first.targets, again.targets)
-        return
     expected = _first_trials(task_id, 40, seed=5)
     for n in (1, 7, BLOCK, 40):
         batch = neurogym.batch(task_id, n, seed=5)
         for i in range(n):
-            for key, value in expected[i].items():
+            trial, ob = expected[i]
+            for key, value in trial.items():
                 assert _same(batch.trial[key][i], value), (n, i, key)
+            if ob is not None:  # a task set appends its rule dims after the task's own
+                steps, width = ob.shape[0], int(np.prod(ob.shape[1:]))
+                inputs = batch.inputs[i, :steps].reshape(steps, -1)[:, :width]
+                np.testing.assert_array_equal(inputs, ob.reshape(steps, -1), err_msg=f"{n} {i}")
+                assert batch.lengths[i] == steps
+
+
+def test_a_seeded_batch_of_an_env_instance_leaves_the_env_as_it_was():
+    for task_id in ("neurogym/yang19.all-v0", "neurogym/IBLBlock-v0"):
+        env = neurogym.make(task_id)
+        env.reset(seed=1)
+        before = [env.step(0) for _ in range(5)]
+        env.reset(seed=1)
+        neurogym.batch(env, 6, seed=3)
+        after = [env.step(0) for _ in range(5)]
+        for (ob_b, *rest_b), (ob_a, *rest_a) in zip(before, after, strict=True):
+            np.testing.assert_array_equal(ob_b, ob_a)
+            assert rest_b[:3] == rest_a[:3]
 
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
@@ -72,6 +87,9 @@ def test_no_speed_setting_can_change_a_seeded_stream(task_id):
     with pytest.raises(TypeError, match="sets prefetch, which is not a task setting"):
         type("Tuned", (type(env.unwrapped),), {"prefetch": 1})
     # and the stream after a seed is the one the env always gives (no state survives reset)
-    assert [t.keys() for t in _first_trials(task_id, 3, seed=1)] == [
-        t.keys() for t in _first_trials(task_id, 3, seed=1)
-    ]
+    for (trial_a, ob_a), (trial_b, ob_b) in zip(
+        _first_trials(task_id, 3, seed=1), _first_trials(task_id, 3, seed=1), strict=True
+    ):
+        assert trial_a.keys() == trial_b.keys()
+        assert all(_same(trial_a[key], trial_b[key]) for key in trial_a)
+        assert (ob_a is None and ob_b is None) or np.array_equal(ob_a, ob_b)

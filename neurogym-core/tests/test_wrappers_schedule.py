@@ -254,3 +254,14 @@ def test_multi_envs_switch_at_the_next_trial():
     assert [v[0] for v in values] == [1.0, 1.0, 2.0, 2.0, 2.0, 2.0]
     np.testing.assert_array_equal(values[-1][2:], [0, 1])
     assert str(env).startswith("<MultiEnvs")
+
+
+def test_an_int_seeded_batch_of_schedule_envs_is_refused_as_its_new_trials_is():
+    import neurogym
+
+    env = _values_env([1.0, 2.0], ngw.RandomSchedule(2))
+    for seed in (0, np.random.default_rng(0)):
+        with pytest.raises(
+            NotImplementedError, match="call new_trials\\(n\\) on each of its envs"
+        ):
+            neurogym.batch(env, 4, seed=seed)

@@ -23,6 +23,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from neurogym import validate
+from neurogym._data.served import served_trials
 from neurogym._data.sources import UnsupportedWrapperError, batch_source, resolve_env, to_torch
 from neurogym._data.stream import Dataset, StreamBatch
 from neurogym._env.contract import require_groundtruth
@@ -270,7 +271,7 @@ def batch(
     env_kwargs: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> TrainingBatch:
-    """``n`` complete trials in one vectorised pass, padded to the longest.
+    """``n`` complete trials, padded to the longest.
 
     What the batch holds follows the task's supervised-data declaration (architecture §9.6):
     a task with ``has_groundtruth = False`` raises; ``agent_dependent_dims`` hold what the
@@ -286,10 +287,12 @@ def batch(
         env: A task id (made with ``env_kwargs``) or an env; an env's trial wrappers are
             honoured, step-level wrappers raise :class:`UnsupportedWrapperError`.
         n: Number of trials ``B``.
-        seed: An int (the batch is drawn from the generator ``env.reset(seed=seed)`` would
-            create, so a batch of one equals that env's first trial), a ``Generator`` (drawn
-            from and advanced), or None: an id draws fresh entropy, an env instance draws
-            from (and advances) its own ``rng``.
+        seed: An int: without forced values, the batch is the first ``n`` trials a single
+            env serves after ``env.reset(seed=seed)``, for every task and ``n`` (an env
+            instance is left untouched; architecture §2). A ``Generator`` (drawn from and
+            advanced) or None (an id draws fresh entropy, an env instance draws from and
+            advances its own ``rng``): one vectorised pass of the chain's ``new_trials(n)``,
+            the fastest batch.
         time_major: Return ``(T, B, ...)`` arrays instead of ``(B, T, ...)``.
         as_torch: Return torch tensors (sharing memory with the numpy arrays).
         env_kwargs: Constructor arguments when ``env`` is an id (``wrappers=`` included).
@@ -311,13 +314,17 @@ def batch(
     task = made.unwrapped
     assert isinstance(task, TrialEnv)
     require_groundtruth(task, "neurogym.batch")
-    rng = generator_for(seed)
-    if rng is None and isinstance(env, str):
-        rng = seeding.np_random()[0]
-    with using_generator(task, rng):
-        if source is task and task.prefetch > 1 and _is_int_seed(seed) and not kwargs:
-            trials = seeded_blocks(task, n)  # the env's own first n trials after reset(seed)
-        else:
+    if _is_int_seed(seed) and not kwargs:  # the env's own first n trials after reset(seed)
+        if source is task and task.prefetch > 1:  # drawn in the env's blocks, vectorised
+            with using_generator(task, generator_for(seed)):
+                trials = seeded_blocks(task, n)
+        else:  # served one at a time: collected from the env (a copy of an instance)
+            trials = served_trials(made, n, int(seed), private=isinstance(env, str))  # type: ignore[arg-type]
+    else:
+        rng = generator_for(seed)
+        if rng is None and isinstance(env, str):
+            rng = seeding.np_random()[0]
+        with using_generator(task, rng):
             trials = source.new_trials(n, **kwargs)
     out = training_batch(trials, task, time_major)
     return out.to_torch() if as_torch else out

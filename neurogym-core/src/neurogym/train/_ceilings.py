@@ -51,6 +51,12 @@ def scripted_score(
 
 
 def observed_ceiling(env: Any, trials: int, seed: int) -> float | None:
-    """Mean of ``env``'s ideal observer on ``trials`` seeded trials; None if it has none."""
-    correct = env.unwrapped.ideal_observer(neurogym.batch(env, trials, seed=seed))
+    """Mean of ``env``'s ideal observer on ``trials`` seeded trials; None if it has none.
+
+    The trials are one vectorised pass from the generator ``seed`` makes (a ``Generator``
+    seed: the fast batch path), not the env's own stream: a ceiling needs a fixed sample, not
+    the trials a single env would serve, and thousands of trials are drawn here.
+    """
+    sample = neurogym.batch(env, trials, seed=np.random.default_rng(seed))
+    correct = env.unwrapped.ideal_observer(sample)
     return None if correct is None else float(np.mean(correct))

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 
-from neurogym._env.chain import iter_chain
+from neurogym._env.chain import iter_chain, stepping_task, tasks_below
 from neurogym._env.env import TrialEnv
 from neurogym._env.overrides import Overrides
 from neurogym._trials.builder import TrialBatch
@@ -58,24 +58,6 @@ def trial_source(env: gym.Env[Any, Any]) -> TrialWrapper | TrialEnv:
         if isinstance(link, TrialWrapper | TrialEnv):
             return link
     raise TypeError(f"{env} does not end in a neurogym TrialEnv (found {type(link).__name__})")
-
-
-def stepping_task(env: gym.Env[Any, Any]) -> TrialEnv:
-    """The task a ``step`` of ``env`` reaches (through env switchers, their active env's)."""
-    link: Any = env
-    while not isinstance(link, TrialEnv):
-        link = link.active_env if getattr(type(link), "switches_envs", False) else link.env
-    return link
-
-
-def tasks_below(env: gym.Env[Any, Any]) -> list[TrialEnv]:
-    """Every task of ``env``'s chain: through env switchers, all of their envs' tasks."""
-    link: Any = env
-    while not isinstance(link, TrialEnv):
-        if getattr(type(link), "switches_envs", False):
-            return [task for inner in link.envs for task in tasks_below(inner)]
-        link = link.env
-    return [link]
 
 
 def _changes_observation(wrapper: gym.Wrapper[Any, Any, Any, Any]) -> bool:

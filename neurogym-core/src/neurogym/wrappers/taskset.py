@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 
 from neurogym import validate
 from neurogym._trials.builder import TrialBatch
+from neurogym._trials.stack import merge_trial_batches
 from neurogym.wrappers.multi import ScheduleEnvs
 from neurogym.wrappers.schedule import RandomSchedule
 
@@ -103,6 +104,9 @@ class TaskSet(ScheduleEnvs):
         ValueError: If the tasks do not share spaces or ``dt`` (naming the task and the space),
             if the names are not distinct, or if ``p`` is not one probability per task.
     """
+
+    #: Builds batches of its several tasks (read by ``neurogym.batch``'s served trials).
+    mixes_batches: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -205,89 +209,3 @@ def _rows_of(value: Any, rows: np.ndarray, n: int) -> Any:
     if array is not None and array.ndim and array.shape[0] == n:
         return array[rows]
     return value
-
-
-def _fill_value(dtype: np.dtype[Any]) -> tuple[np.dtype[Any], Any]:
-    """The dtype and fill of a trial-dict column that some tasks lack."""
-    if dtype.kind in "fc":
-        return dtype, np.nan
-    if dtype.kind in "iu":
-        return np.dtype(np.int64), -1
-    if dtype.kind == "b":
-        return dtype, False
-    if dtype.kind in "US":
-        return dtype, ""
-    return np.dtype(object), None
-
-
-def _merge_column(n: int, present: list[tuple[np.ndarray, np.ndarray]], complete: bool) -> Any:
-    arrays = [np.asarray(values) for _, values in present]
-    if len({a.shape[1:] for a in arrays}) > 1:  # different shapes per task: one object per row
-        column = np.empty(n, dtype=object)
-        for rows, values in present:
-            for row, value in zip(rows, values, strict=True):
-                column[row] = value
-        return column
-    dtype = np.result_type(*arrays)
-    fill: Any = 0
-    if not complete:
-        dtype, fill = _fill_value(dtype)
-    column = np.full((n, *arrays[0].shape[1:]), fill, dtype=dtype)
-    for rows, values in present:
-        column[rows] = values
-    return column
-
-
-def merge_trial_batches(
-    n: int,
-    parts: Sequence[tuple[int, np.ndarray, TrialBatch]],
-    dtype: Any,
-    n_tasks: int,
-) -> TrialBatch:
-    """One :class:`TrialBatch` of ``n`` rows from per-task batches, with a one-hot rule input.
-
-    Args:
-        n: Rows of the result.
-        parts: ``(task index, rows, batch)``: the batch's trial ``k`` goes to row ``rows[k]``.
-        dtype: Observation dtype of the result.
-        n_tasks: Number of rule dims appended to the observation.
-
-    Returns:
-        A batch padded to the longest trial: ``ob`` ends with the rule dims (1 on the steps of
-        the row's task, 0 on padding); ``gt``/``mask`` as the tasks set them (``gt`` None if
-        no task sets one); ``periods``/``start_t``/``end_t`` hold every task's periods, empty
-        (0, 0) in rows of tasks without them; trial-dict keys of some tasks only hold NaN,
-        -1, False or "" (by dtype) in the other rows.
-    """
-    steps = max(batch.ob.shape[1] for _, _, batch in parts if batch.ob is not None)
-    width = next(batch.ob.shape[2] for _, _, batch in parts if batch.ob is not None)
-    ob = np.zeros((n, steps, width + n_tasks), dtype=dtype)
-    gts = [batch.gt for _, _, batch in parts if batch.gt is not None]
-    gt = None if not gts else np.zeros((n, steps, *gts[0].shape[2:]), dtype=gts[0].dtype)
-    mask = np.zeros((n, steps), dtype=bool)
-    lengths = np.zeros(n, dtype=np.intp)
-    for i, rows, batch in parts:
-        t = batch.mask.shape[1]
-        if batch.ob is not None:
-            ob[rows, :t, :width] = batch.ob
-        ob[rows, :t, width + i] = batch.valid
-        if gt is not None and batch.gt is not None:
-            gt[rows, :t] = batch.gt
-        mask[rows, :t] = batch.mask
-        lengths[rows] = batch.lengths
-    out = TrialBatch(ob, gt, lengths, mask, {}, {}, {}, {}, parts[0][2].dt)
-    for name in dict.fromkeys(k for _, _, batch in parts for k in batch.periods):
-        pairs = [(rows, batch.periods[name]) for _, rows, batch in parts if name in batch.periods]
-        start, end = np.zeros(n, dtype=np.intp), np.zeros(n, dtype=np.intp)
-        start_t, end_t = np.zeros(n), np.zeros(n)
-        for rows, (first, last) in pairs:
-            start[rows], end[rows] = first, last
-        for _, rows, batch in parts:
-            if name in batch.start_t:
-                start_t[rows], end_t[rows] = batch.start_t[name], batch.end_t[name]
-        out.periods[name] = (start, end)
-        out.start_t[name], out.end_t[name] = start_t, end_t
-    for key in dict.fromkeys(k for _, _, batch in parts for k in batch.trial):
-        present = [(rows, batch.trial[key]) for _, rows, batch in parts if key in batch.trial]
-        out.trial[key] = _merge_column(n, present, len(present) == len(parts))
-    return out
