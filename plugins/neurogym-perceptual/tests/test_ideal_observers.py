@@ -20,7 +20,8 @@ def phi(x: float) -> float:
 def observer(task: str, n: int = N, **kwargs: object) -> np.ndarray:
     env_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in ("sigma",)}
     env = neurogym.make(task, **env_kwargs)
-    data = neurogym.batch(env, n, seed=0, **kwargs)
+    # a Generator seed: one vectorised pass (a sample; the env's own stream is not needed)
+    data = neurogym.batch(env, n, seed=np.random.default_rng(0), **kwargs)
     return env.unwrapped.ideal_observer(data)
 
 
@@ -61,7 +62,7 @@ def test_hierarchical_reasoning_observer_must_guess_the_uncued_rule():
 
 def test_post_decision_wager_observer_is_perfect_without_noise_and_limited_with_it():
     clean = observer("PostDecisionWager", 4000, sigma=0.0)
-    coh = neurogym.batch("PostDecisionWager", 4000, seed=0).trial["coh"]
+    coh = neurogym.batch("PostDecisionWager", 4000, seed=np.random.default_rng(0)).trial["coh"]
     assert clean[coh > 0].all()
     assert clean[coh == 0].mean() == pytest.approx(0.5, abs=0.05)
     assert 0.7 < observer("PostDecisionWager").mean() < 0.85  # one or two noisy steps
