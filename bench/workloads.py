@@ -52,8 +52,8 @@ def _actions(space: Any, n: int = 4096) -> list[Any]:
     return [space.sample() for _ in range(n)]
 
 
-def single_env(make: Callable[[str], Any], name: str) -> dict[str, float]:
-    """Steps/s (random actions, trials generated as they end) and new_trial()/s."""
+def single_env(make: Callable[[str], Any], name: str) -> dict[str, Any]:
+    """Steps/s (random actions, trials generated as they end), new_trial()/s, has periods."""
     env = make(name)
     env.reset(seed=0)
     actions = _actions(env.action_space)
@@ -70,7 +70,8 @@ def single_env(make: Callable[[str], Any], name: str) -> dict[str, float]:
     steps = rate(step_block, 256)
     new_trial = env.unwrapped.new_trial
     trials = rate(lambda: [new_trial() for _ in range(32)], 32)
-    return {"steps_per_s": steps, "new_trial_per_s": trials}
+    periods = bool(getattr(env.unwrapped, "timing", None))  # a task without periods: bandits
+    return {"steps_per_s": steps, "new_trial_per_s": trials, "has_periods": periods}
 
 
 def dataset(make_dataset: Callable[[str, int, int], Any], name: str) -> float:

@@ -9,6 +9,7 @@ and infinity are refused) and raises for the rest, naming the action and the spa
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import gymnasium as gym
@@ -63,12 +64,19 @@ def _box(action: Any, space: gym.spaces.Box) -> Any:
             f"action {action!r} is not in the action space {space}: actions are numeric arrays "
             f"of shape {space.shape}"
         )
-    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+    if array.dtype.kind == "f" and not _finite(array):
         raise InvalidActionError(
             f"action {action!r} is not in the action space {space}: it holds NaN or infinity "
             "(a continuous action must be finite; it is scored as it is, not clipped)"
         )
     return action
+
+
+def _finite(array: np.ndarray) -> bool:
+    """Whether every value is finite (small actions in Python: a step checks one each time)."""
+    if array.size <= 16:
+        return all(map(math.isfinite, array.ravel().tolist()))
+    return bool(np.isfinite(array).all())
 
 
 def _discrete(action: Any, space: gym.spaces.Discrete) -> int:

@@ -147,6 +147,10 @@ class CurrentTrial:
     ) -> CurrentTrial:
         """A trial that ``builder`` (one trial) is about to build.
 
+        An upstream-style ``_new_trial`` builds into a plain ``CurrentTrial(dt, tmax,
+        previous)`` instead, whose builder the first authoring verb makes (:meth:`builder`),
+        so a ``_new_trial`` that calls none (a bandit) makes none.
+
         Args:
             builder: The one-trial builder.
             tmax: The trial length if the trial adds no period (the env's default ``tmax``).
@@ -184,11 +188,15 @@ class CurrentTrial:
 
     # ------------------------------------------------------------------ the builder
     def builder(self, env: TrialEnv) -> BatchBuilder:
-        """The one-trial builder behind this trial (made from the pool row if needed)."""
+        """The one-trial builder of this trial (made from its pool row, or empty, on demand)."""
         if self._builder is None:
             pool = self._pool
-            assert pool is not None
-            self._builder = pool.row_builder(env, self._row)
+            if pool is None:  # a trial being built by an upstream-style _new_trial
+                from neurogym._trials.builder import BatchBuilder
+
+                self._builder = BatchBuilder(env, 1, {})
+            else:
+                self._builder = pool.row_builder(env, self._row)
         return self._builder
 
     def sync_periods(self) -> None:
@@ -210,16 +218,20 @@ class CurrentTrial:
             self.tmax_ms = float(tmax) if isinstance(tmax, float) else float(tmax[0])
             self.tmax = _to_steps(self.tmax_ms, dt) * dt
 
+    def view_arrays(self) -> None:
+        """Views the builder's arrays (``ob``, ``gt``) again, after they were (re)allocated."""
+        builder = self._builder
+        assert builder is not None
+        self.ob = None if builder._ob is None else builder._ob[0]
+        self.gt = None if builder._gt is None else builder._gt[0]
+
     def sync_arrays(self) -> None:
         """Views the builder's arrays again after an authoring verb wrote (or allocated) them.
 
         The trial goes live (:meth:`go_live`): a view a verb hands out (``view_ob``) may be
         written after the verb returned.
         """
-        builder = self._builder
-        assert builder is not None
-        self.ob = None if builder._ob is None else builder._ob[0]
-        self.gt = None if builder._gt is None else builder._gt[0]
+        self.view_arrays()
         self.go_live()
 
     def go_live(self) -> None:
@@ -269,9 +281,7 @@ class CurrentTrial:
         for name, value in state.items():
             setattr(self, name, value)
         if self._builder is not None:
-            builder = self._builder
-            self.ob = None if builder._ob is None else builder._ob[0]
-            self.gt = None if builder._gt is None else builder._gt[0]
+            self.view_arrays()
         elif self._pool is not None:
             self._rows_from_pool()
         if self.live:

@@ -20,7 +20,7 @@ from neurogym._env.rewards import CheckedRewards
 from neurogym._trials.batch import refuse_empty_trials
 from neurogym._trials.builder import BatchBuilder, TrialBatch
 from neurogym._trials.stack import loop_trials
-from neurogym._trials.variables import RecordOnly, kept_forced
+from neurogym._trials.variables import RecordOnly, check_forced_finite, kept_forced
 from neurogym.rules import OutcomeTable, StandardDecision
 from neurogym.timing import TimingDict
 
@@ -256,25 +256,32 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
 
     def _built_trial(self, kwargs: dict[str, Any]) -> CurrentTrial:
         """One trial generated on its own (one builder pass of one trial)."""
-        builder = BatchBuilder(self, 1, kwargs)
         previous = self._current
-        current = CurrentTrial.being_built(builder, self._default_tmax, previous.trial)
-        if self.batch_native:
+        if self._batch_native:
+            builder = BatchBuilder(self, 1, kwargs)
+            current = CurrentTrial.being_built(builder, self._default_tmax, previous.trial)
             recorded = builder.record(self._new_trials(builder, **kwargs))
             current.trial = {key: value[0] for key, value in recorded.items()}
             current.sync_periods()
-        else:  # upstream-style tasks write through the authoring verbs into the current trial
-            plain = (
-                {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
-                if kwargs
-                else kwargs
-            )
+        else:  # upstream-style: the verbs write into the current trial (its builder made lazily)
+            plain = kwargs
+            if kwargs:
+                check_forced_finite(kwargs)
+                plain = {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
+            # its builder is made by the first authoring verb (CurrentTrial.builder)
+            current = CurrentTrial(self.dt, self._default_tmax, previous.trial)
             self._current = current
             try:
-                current.trial = kept_forced(type(self).__name__, plain, self._new_trial(**plain))
+                trial = self._new_trial(**plain)
             finally:
                 self._current = previous
-        current.sync_arrays()
+            current.trial = kept_forced(type(self).__name__, plain, trial) if plain else trial
+            builder = current._builder
+            if builder is None:  # no verb was called: no periods, no arrays (a bandit)
+                if self.rule is not None:  # a fresh trial's step tables are already empty
+                    self._derive_step_tables(current)
+                return current
+        current.view_arrays()
         if builder.start_t:  # a trial defined by periods has steps
             refuse_empty_trials(self, builder.lengths, list(builder.start_t), self.dt)
         self._derive_step_tables(current)

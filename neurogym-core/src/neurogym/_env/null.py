@@ -53,4 +53,7 @@ class Null(TrialEnv):
         return dict(kwargs)
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return np.zeros(1, dtype=np.float32), 0.0, False, False, {}
+        return _ZERO.copy(), 0.0, False, False, {}
+
+
+_ZERO = np.zeros(1, dtype=np.float32)  # the observation, copied for every step

@@ -101,9 +101,13 @@ class Bandit(ngym.TrialEnv):
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         trial = self.trial
         assert trial is not None
-        p, magnitudes = trial["p"], trial["arm_rewards"]
+        # Python floats throughout: a one-step trial cannot amortise numpy call overheads
+        p, magnitudes = trial["p"].tolist(), trial["arm_rewards"].tolist()
         paid = self.rng.random() < p[action]
-        expected = (p * magnitudes).tolist()  # Python floats: cheaper than numpy reductions
+        expected = [chance * size for chance, size in zip(p, magnitudes, strict=True)]
         self.performance = int(expected[action] == max(expected))
-        reward = float(magnitudes[action]) if paid else self.rewards["fail"]
-        return np.zeros(1, dtype=np.float32), reward, False, False, {"new_trial": True}
+        reward = magnitudes[action] if paid else self.rewards["fail"]
+        return _ZERO.copy(), reward, False, False, {"new_trial": True}
+
+
+_ZERO = np.zeros(1, dtype=np.float32)  # the observation, copied for every step

@@ -153,7 +153,7 @@ class DawTwoStep(ngym.TrialEnv):
             if action == 0:  # the next trial starts at stage 1
                 return _STAGE1.copy(), self.rewards["abort"], False, False, {"new_trial": True}
             state = int(trial["transition"][action])
-            ob = np.zeros(3, dtype=np.float32)
+            ob = _NOTHING.copy()
             ob[state] = 1.0
             self.performance = int(action == trial["hi_state"] + 1)
             reward = float(trial["reward"][state - 1])
@@ -163,3 +163,4 @@ class DawTwoStep(ngym.TrialEnv):
 
 
 _STAGE1 = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+_NOTHING = np.zeros(3, dtype=np.float32)  # a stage-2 observation before its state is set
