@@ -257,6 +257,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     def _built_trial(self, kwargs: dict[str, Any]) -> CurrentTrial:
         """One trial generated on its own (one builder pass of one trial)."""
         previous = self._current
+        builder: BatchBuilder | None
         if self._batch_native:
             builder = BatchBuilder(self, 1, kwargs)
             current = CurrentTrial.being_built(builder, self._default_tmax, previous.trial)
@@ -321,12 +322,9 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     def refresh_trial(self) -> None:
         """Re-derives the current trial's step tables after its periods or length were edited.
 
-        ``step`` reads the period codes of a declarative ``rule`` from a table derived from
-        ``start_t``/``end_t`` and ``tmax`` when the trial was generated. Code that moves a
-        period or changes ``tmax`` in place during a trial (the ``ReactionTime`` wrapper)
-        calls this so the edit takes effect. Edits of ``env.ob`` and ``env.gt`` need no call:
-        ``step`` reads a trial live once its arrays were handed out (``docs/architecture.md``
-        §5); this call takes the fast snapshots of them again.
+        A declarative ``rule``'s period codes come from ``start_t``/``end_t``/``tmax``: code
+        that moves a period or sets ``tmax`` during a trial (``ReactionTime``) calls this.
+        Edits of ``env.ob``/``env.gt`` need no call (architecture §5: read live).
         """
         self._derive_step_tables(self._edited())
 
