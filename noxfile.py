@@ -279,7 +279,9 @@ def bench(session: nox.Session) -> None:
     Not part of the tests. This project (core and every plugin) is installed in the session's
     venv, upstream in a venv of its own (kept in nox's cache dir); bench/compare.py runs the
     same workloads in both, interleaved, and prints one table. ``-- --reps N`` sets the
-    number of repetitions (default 5).
+    number of repetitions (default 5); ``-- --baseline PYTHON`` runs this repo's workloads a
+    third time with ``PYTHON`` (an earlier commit's sources first on its path) and lists every
+    figure worse than that baseline beyond the run-to-run spread (``bench/baseline.py``).
     """
     install_editable(session, *packages())
     # bench/rl.py: the stable-baselines3 adapter vs DummyVecEnv (torch pinned, as upstream's)

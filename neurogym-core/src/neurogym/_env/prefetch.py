@@ -12,7 +12,7 @@ creation (:func:`refuse_prefetch_setting`).
 A pool is discarded (and the next block generated) when it is used up, on ``reset``, and when
 the env's configuration is no longer the one the pool was generated from. The rule: **a pool
 remembers its configuration** (every public attribute that is not per-step or per-trial
-state, and the number of edits of ``timing``): by identity, and for mutable containers
+state or gymnasium's ``metadata``/``spec``, and the number of edits of ``timing``): by identity, and for mutable containers
 (arrays, lists, dicts, sets) also by contents, so reassigning an attribute
 (``env.cohs = [...]``), editing one in place (``env.cohs[0] = 5``) or editing ``timing`` is
 seen at the next trial; a copy or an unpickled env keeps a valid pool. Trials forced with
@@ -51,10 +51,12 @@ def refuse_prefetch_setting(cls: type) -> None:
         )
 
 
-# Attributes that change while an env runs; they do not describe how trials are generated.
+# Attributes that change while an env runs, or describe the task without taking part in
+# generating trials (gymnasium's metadata and spec): not part of a pool's configuration.
 DYNAMIC_ATTRIBUTES = frozenset(
-    {"t", "t_ind", "num_tr", "performance", "max_episode_steps", "trials_per_episode", "r_tmax"}
-)
+    {"t", "t_ind", "num_tr", "performance", "max_episode_steps", "trials_per_episode", "r_tmax",
+     "metadata", "spec", "render_mode"}
+)  # fmt: skip
 
 
 # Numbers are compared by value: pickling does not keep their identity (it keeps every other
@@ -86,10 +88,15 @@ def _contents(value: Any) -> Any:
 
 
 def _same_contents(value: Any, contents: Any) -> bool:
-    if contents is None:
-        return True
+    """Whether ``value`` (the object the pool was generated with) still holds ``contents``."""
     try:
-        return bool(_contents(value) == contents)
+        if type(value) is np.ndarray:
+            return bool(
+                value.shape == contents[1]
+                and value.dtype.str == contents[0]
+                and value.tobytes() == contents[2]
+            )
+        return bool(value == contents)  # a list, dict or set against its shallow copy
     except (TypeError, ValueError):  # elements numpy cannot compare as one bool: regenerate
         return False
 
@@ -113,25 +120,26 @@ class TrialPool:
             if (snapshot := _contents(value)) is not None
         ]
         self.lengths: list[int] = batch.lengths.tolist()
-        starts = {name: values.tolist() for name, values in batch.start_t.items()}
-        ends = {name: values.tolist() for name, values in batch.end_t.items()}
-        end_arrays = list(batch.end_t.values())
-        self.tmax: list[float] = (
-            np.max(np.stack(end_arrays), axis=0).tolist() if end_arrays else [0.0] * self.size
-        )
         # per period: its name and, per row, start_t, end_t, start_ind, end_ind, duration
-        dt = env.dt
-        self.periods = [
-            (
-                name,
-                starts[name],
-                ends[name],
-                _to_steps(batch.start_t[name], dt).tolist(),
-                _to_steps(batch.end_t[name], dt).tolist(),
-                (batch.end_t[name] - batch.start_t[name]).tolist(),
+        # (all periods converted at once: a pool is made every BLOCK trials)
+        names = list(batch.start_t)
+        self.tmax: list[float] = [0.0] * self.size
+        self.periods: list[tuple[Any, ...]] = []
+        if names:
+            dt = env.dt
+            start = np.stack([np.broadcast_to(batch.start_t[n], (self.size,)) for n in names])
+            end = np.stack([np.broadcast_to(batch.end_t[n], (self.size,)) for n in names])
+            per_period = zip(
+                names,
+                start.tolist(),
+                end.tolist(),
+                _to_steps(start, dt).tolist(),
+                _to_steps(end, dt).tolist(),
+                (end - start).tolist(),
+                strict=True,
             )
-            for name in starts
-        ]
+            self.periods = list(per_period)
+            self.tmax = end.max(axis=0).tolist()
         keys = list(batch.trial)
         columns = [batch.trial[k] for k in keys]
         self.trials = [
