@@ -12,10 +12,11 @@ creation (:func:`refuse_prefetch_setting`).
 A pool is discarded (and the next block generated) when it is used up, on ``reset``, and when
 the env's configuration is no longer the one the pool was generated from. The rule: **a pool
 remembers its configuration** (every public attribute that is not per-step or per-trial
-state or gymnasium's ``metadata``/``spec``, and the number of edits of ``timing``): by identity, and for mutable containers
-(arrays, lists, dicts, sets) also by contents, so reassigning an attribute
-(``env.cohs = [...]``), editing one in place (``env.cohs[0] = 5``) or editing ``timing`` is
-seen at the next trial; a copy or an unpickled env keeps a valid pool. Trials forced with
+state or gymnasium's ``metadata``/``spec``, and the number of edits of ``timing``): by
+identity, and for mutable containers (arrays, lists, dicts, sets) also by contents, so
+reassigning an attribute (``env.cohs = [...]``), editing one in place (``env.cohs[0] = 5``)
+or editing ``timing`` is seen at the next trial; a copy or an unpickled env keeps a valid
+pool. Trials forced with
 kwargs (``new_trial(ground_truth=1)``) are generated on their own and leave the pool alone.
 """
 
