@@ -264,12 +264,11 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
             recorded = builder.record(self._new_trials(builder, **kwargs))
             current.trial = {key: value[0] for key, value in recorded.items()}
             current.sync_periods()
-        else:  # upstream-style: the verbs write into the current trial (its builder made lazily)
+        else:  # upstream-style: the verbs write into the current trial (builder: first verb)
             plain = kwargs
             if kwargs:
                 check_forced_finite(kwargs)
                 plain = {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
-            # its builder is made by the first authoring verb (CurrentTrial.builder)
             current = CurrentTrial(self.dt, self._default_tmax, previous.trial)
             self._current = current
             try:

@@ -16,8 +16,8 @@ state or gymnasium's ``metadata``/``spec``, and the number of edits of ``timing`
 identity, and for mutable containers (arrays, lists, dicts, sets) also by contents, so
 reassigning an attribute (``env.cohs = [...]``), editing one in place (``env.cohs[0] = 5``)
 or editing ``timing`` is seen at the next trial; a copy or an unpickled env keeps a valid
-pool. Trials forced with
-kwargs (``new_trial(ground_truth=1)``) are generated on their own and leave the pool alone.
+pool. Trials forced with kwargs (``new_trial(ground_truth=1)``) are generated on their own
+and leave the pool alone.
 """
 
 from __future__ import annotations

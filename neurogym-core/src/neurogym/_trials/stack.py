@@ -17,16 +17,31 @@ if TYPE_CHECKING:
 __all__ = ["concat_batches", "loop_trials", "merge_trial_batches", "row_of", "stack_trials"]
 
 
-def _pad(arrays: list[np.ndarray | None], steps: int, fill: Any, dtype: Any) -> np.ndarray | None:
-    present = [a for a in arrays if a is not None]
+def _stacked(
+    blocks: list[np.ndarray | None], steps: int, fill: Any, dtype: Any
+) -> np.ndarray | None:
+    """Blocks of rows ``(B_i, T_i, ...)``, one after the other, in ``(sum B_i, steps, ...)``.
+
+    Steps past a block's ``T_i`` hold ``fill``; a None block stands for one row of ``fill``.
+    The one padding rule of single trials (:func:`stack_trials`) and of whole batches
+    (:func:`concat_batches`). None if every block is None.
+    """
+    present = [b for b in blocks if b is not None]
     if not present:
         return None
-    cell = present[0].shape[1:]
-    out = np.full((len(arrays), steps, *cell), fill, dtype=dtype)
-    for i, arr in enumerate(arrays):
-        if arr is not None:
-            out[i, : arr.shape[0]] = arr
+    rows = sum(1 if b is None else b.shape[0] for b in blocks)
+    out = np.full((rows, steps, *present[0].shape[2:]), fill, dtype=dtype)
+    row = 0
+    for block in blocks:
+        if block is not None:
+            out[row : row + block.shape[0], : block.shape[1]] = block
+        row += 1 if block is None else block.shape[0]
     return out
+
+
+def _pad(arrays: list[np.ndarray | None], steps: int, fill: Any, dtype: Any) -> np.ndarray | None:
+    """Single trials ``(T_i, ...)`` (None: a trial without the array) padded into one array."""
+    return _stacked([None if a is None else a[None] for a in arrays], steps, fill, dtype)
 
 
 def _stack_values(values: list[Any]) -> np.ndarray:
@@ -116,15 +131,10 @@ def loop_trials(
 
 
 def _padded(arrays: list[np.ndarray | None], steps: int, fill: Any) -> np.ndarray | None:
-    """``(B_i, T_i, ...)`` arrays padded to ``steps`` and concatenated (None if all are)."""
+    """``(B_i, T_i, ...)`` arrays padded to ``steps`` and concatenated (None if any is)."""
     if any(a is None for a in arrays):
         return None
-    out = []
-    for array in arrays:
-        assert array is not None
-        pad = [(0, 0), (0, steps - array.shape[1])] + [(0, 0)] * (array.ndim - 2)
-        out.append(np.pad(array, pad, constant_values=fill))
-    return np.concatenate(out)
+    return _stacked(arrays, steps, fill, arrays[0].dtype)  # type: ignore[union-attr]
 
 
 def concat_batches(batches: list[TrialBatch], n: int, fill: Any) -> TrialBatch:
