@@ -107,3 +107,73 @@ def test_noise_lands_only_in_its_period_and_dims(ragged):
         assert np.all(ob[:start, 1:] == 0)
         assert np.all(ob[end:, 1:] == 0)
         assert np.all(ob[start:end, 1:] != 0)
+
+
+class _Chain(TrialEnv):
+    """Fixation over a chain of periods (some ragged, one possibly of negative duration)."""
+
+    def __init__(self, merged: bool, ragged: bool, gap: float = 0.0) -> None:
+        super().__init__(dt=100)
+        self.merged, self.gap = merged, gap
+        self.timing = {
+            "fixation": (200, 300) if ragged else 200,
+            "stimulus": (300, 500) if ragged else 300,
+            "delay": (0, 100, 400) if ragged else 100,
+            "decision": 200,
+        }
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(3,), dtype=np.float32)
+        self.action_space = spaces.Discrete(3)
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus"])
+        if self.gap:  # delay starts `gap` ms away from the stimulus's end (negative: overlaps)
+            b.add_period("delay", after=float(np.min(b.end_t["stimulus"])) + self.gap)
+            b.add_period("decision", after="delay")
+        else:
+            b.add_period(["delay", "decision"], after="stimulus")
+        chain = ["fixation", "stimulus", "delay"]
+        value = b.rng.random(b.n) + 1
+        if self.merged:
+            b.add_ob(value, chain, where=0)
+            b.set_ob(2, ["stimulus", "delay", "decision"], where=[1, 2])
+            b.set_groundtruth(1, chain)
+        else:
+            for name in chain:
+                b.add_ob(value, name, where=0)
+                b.set_groundtruth(1, name)
+            for name in ["stimulus", "delay", "decision"]:
+                b.set_ob(2, name, where=[1, 2])
+        return {}
+
+
+@pytest.mark.parametrize("gap", [0.0, -100.0, 100.0])
+@pytest.mark.parametrize("ragged", [False, True])
+@pytest.mark.parametrize("n", [1, 32])
+def test_a_write_over_adjacent_periods_equals_one_write_per_period(n, ragged, gap):
+    """Adjacent periods are written as one span; the arrays are those of period by period."""
+    got = _Chain(merged=True, ragged=ragged, gap=gap)
+    expected = _Chain(merged=False, ragged=ragged, gap=gap)
+    got.reset(seed=11)
+    expected.reset(seed=11)
+    a, b = got.new_trials(n), expected.new_trials(n)
+    assert a.ob.tobytes() == b.ob.tobytes()
+    assert a.gt.tobytes() == b.gt.tobytes()
+    np.testing.assert_array_equal(a.mask, b.mask)
+    assert np.any(a.ob[..., 0] > 1)  # the writes happened
+
+
+def test_period_spans_merge_only_chained_ordered_periods():
+    from neurogym._trials.where import period_spans
+
+    start = {"a": 0.0, "b": 100.0, "c": 300.0}
+    end = {"a": start["b"], "b": 300.0, "c": 250.0}  # c ends before it starts
+    end["b"] = start["c"]
+    assert period_spans(["a", "b"], start, end) == [(0.0, 300.0)]
+    assert period_spans(["a", "c"], start, end) == [(0.0, 100.0), (300.0, 250.0)]
+    assert period_spans(["b", "c"], start, end) == [(100.0, 300.0), (300.0, 250.0)]
+    assert period_spans(None, start, end) == [None]
+    equal_not_same = {"a": 0.0, "b": float("100.0")}
+    assert period_spans(["a", "b"], equal_not_same, {"a": 100.0, "b": 200.0}) == [
+        (0.0, 100.0),
+        (100.0, 200.0),
+    ]

@@ -55,6 +55,12 @@ def checked_action(env: Any, action: Any) -> Any:
 
 def _box(action: Any, space: gym.spaces.Box) -> Any:
     """A ``Box`` action needs the space's shape and a numeric dtype; values are not clipped."""
+    if type(action) is np.ndarray and action.dtype.kind == "f" and action.shape == space.shape:
+        if action.size <= 16:  # a continuous-action step checks one small array each time
+            if all(map(math.isfinite, action.ravel().tolist())):
+                return action
+        elif np.isfinite(action).all():
+            return action
     try:
         array = np.asarray(action)
     except (TypeError, ValueError):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from neurogym._trials.where import WhereArg
+from neurogym.timing import EPS, _to_steps
 
 __all__ = [
     "TrialBatch",
@@ -15,6 +17,7 @@ __all__ = [
     "concat_rows",
     "exact_cast",
     "gt_by_step",
+    "period_columns",
     "refuse_empty_trials",
     "scatter_rows",
 ]
@@ -269,3 +272,20 @@ def refuse_empty_trials(env: Any, lengths: np.ndarray, periods: list[str], dt: f
             f"({', '.join(periods)}) last less than one step of dt={dt:g} ms "
             f"(timing {dict(timing) if timing else {}!r}); lower dt or lengthen the timing"
         )
+
+
+def period_columns(bounds: list[Any], n: int, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Period bounds in ms and in steps, as two ``(len(bounds), n)`` arrays.
+
+    One array each (its rows are the columns of the batch) instead of one per bound; when
+    every trial shares every bound, the steps are computed once per bound, not per trial.
+    """
+    k = len(bounds)
+    if all(type(bound) is float for bound in bounds):
+        steps = np.array([math.floor(bound / dt + EPS) for bound in bounds], dtype=np.intp)
+        times = np.repeat(np.array(bounds), n).reshape(k, n)
+        return times, np.repeat(steps, n).reshape(k, n)
+    times = np.empty((k, n))
+    for row, bound in zip(times, bounds, strict=True):
+        row[...] = bound
+    return times, _to_steps(times, dt)

@@ -8,7 +8,6 @@ period, writes observations and ground truth into padded ``(B, T, ...)`` arrays 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -19,6 +18,7 @@ from neurogym._trials.batch import (
     TrialBatch,
     _apply,
     action_table,
+    period_columns,
     refuse_empty_trials,
     scatter_rows,
 )
@@ -35,15 +35,16 @@ from neurogym._trials.where import (
     as_period_list,
     fit_value,
     per_row,
+    period_spans,
     scaled_rows,
 )
 from neurogym.timing import (
-    EPS,
     MAX_TRIAL_STEPS,
     _floor_to_dt,
     _to_steps,
     check_drawn,
     check_steps,
+    trunc_exp,
 )
 
 if TYPE_CHECKING:
@@ -115,6 +116,8 @@ class BatchBuilder(TrialVariables):
             # Same draw as ``spec.sample(rng, 1)`` (one uniform), as a Python float.
             args = spec.args
             raw = args[0] if len(args) == 1 else args[int(self.rng.random() * len(args))]
+        elif self.n == 1 and kind == "truncated_exponential":  # the draw of sample(rng, 1)
+            raw = float(trunc_exp(self.rng, *spec.args))
         elif self.n == 1 and kind == "uniform":
             low, high = spec.args
             raw = low + self.rng.random() * (high - low)
@@ -280,21 +283,25 @@ class BatchBuilder(TrialVariables):
             "the number of trials (or the trials' durations)",
         )
 
-    def _cells(self, period: str | None, steps: int) -> tuple[slice | None, Any, Any]:
+    def _cells(self, period: str | None) -> tuple[slice | None, Any, Any]:
         """A common slice when all trials share the period's bounds, else start/end arrays."""
-        if period is None:
+        if period is not None and period not in self.start_t:
+            raise KeyError(
+                f"unknown period {period!r}; this batch's periods are {list(self.start_t)}"
+            )
+        return self._span_cells(None if period is None else self._known(period, "period"))
+
+    def _span_cells(self, span: tuple[Bound, Bound] | None) -> tuple[slice | None, Any, Any]:
+        """:meth:`_cells` of a ``(start, end)`` span in ms (None: the whole trial)."""
+        if span is None:
             start: Any = 0
             end: Any = _to_steps(self.tmax_ms, self.dt)
         else:
-            if period not in self.start_t:
-                raise KeyError(
-                    f"unknown period {period!r}; this batch's periods are {list(self.start_t)}"
-                )
-            start, end = self.start_t[period], self.end_t[period]
+            start, end = span
             if isinstance(start, float) and isinstance(end, float):
                 first = _to_steps(start, self.dt)
                 return slice(first, max(first, _to_steps(end, self.dt))), None, None
-            start, end = self.period_steps(period)
+            start, end = _to_steps(start, self.dt), _to_steps(end, self.dt)
         if isinstance(start, int) and isinstance(end, int):
             return slice(start, max(start, end)), start, end
         start = np.broadcast_to(start, (self.n,))
@@ -315,8 +322,8 @@ class BatchBuilder(TrialVariables):
         what: str,
     ) -> None:
         """Adds (or sets) ``value`` into ``target`` over ``period`` and ``where``."""
-        for name in as_period_list(period, self.start_t):
-            sl, start, end = self._cells(name, target.shape[1])
+        for span in period_spans(period, self.start_t, self.end_t):
+            sl, start, end = self._span_cells(span)
             if sl is not None:
                 self._write_slice(target, value, sl, where, per_step, reset, what)
             else:
@@ -458,7 +465,7 @@ class BatchBuilder(TrialVariables):
         dtype = ob.dtype if ob.dtype.kind == "f" and ob.dtype.itemsize in (4, 8) else np.float64
         rng = self.rng
         if isinstance(period, str) and period in self.start_t:
-            sl = self._cells(period, ob.shape[1])[0]
+            sl = self._cells(period)[0]
             if sl is not None:  # one period with shared bounds: draw straight into place
                 view = ob[:, sl]
                 if view.shape[1] == 0:
@@ -482,7 +489,7 @@ class BatchBuilder(TrialVariables):
             return draw
 
         for name in as_period_list(period, self.start_t):
-            sl, start, end = self._cells(name, ob.shape[1])
+            sl, start, end = self._cells(name)
             if sl is None:
                 if not np.any(end > start):  # empty in every trial: nothing to draw
                     continue
@@ -539,8 +546,8 @@ class BatchBuilder(TrialVariables):
             idx = self.env._where(where, "action")
         mask = self._mask
         assert mask is not None
-        for name in as_period_list(period, self.start_t):
-            sl, start, end = self._cells(name, gt.shape[1])
+        for span in period_spans(period, self.start_t, self.end_t):
+            sl, start, end = self._span_cells(span)
             if sl is not None:
                 self._write_slice(gt, value, sl, idx, per_step, True, "set_groundtruth")
                 mask[:, sl] = True
@@ -551,7 +558,7 @@ class BatchBuilder(TrialVariables):
 
     def view_ob(self, period: str | None = None) -> np.ndarray:
         """A writable view ``(B, L, *obs_shape)`` of a period shared by all trials."""
-        sl, _, _ = self._cells(period, self.ob.shape[1])
+        sl, _, _ = self._cells(period)
         if sl is None:
             raise ValueError(
                 f"period {period!r} has different bounds across the batch; use add_ob/set_ob "
@@ -566,7 +573,8 @@ class BatchBuilder(TrialVariables):
         n = self.n
         mask = self._mask if self._mask is not None else np.zeros((n, self.steps), dtype=bool)
         names = list(self.start_t)
-        times, steps = self._period_columns([*self.start_t.values(), *self.end_t.values()])
+        bounds = [*self.start_t.values(), *self.end_t.values()]
+        times, steps = period_columns(bounds, n, self.dt)
         p = len(names)
         if p:
             refuse_empty_trials(self.env, self.lengths, names, self.dt)
@@ -581,19 +589,3 @@ class BatchBuilder(TrialVariables):
             trial=self.trial,
             dt=self.dt,
         )
-
-    def _period_columns(self, bounds: list[Bound]) -> tuple[np.ndarray, np.ndarray]:
-        """Period bounds in ms and in steps, as two ``(len(bounds), B)`` arrays.
-
-        One array each (its rows are the columns of the batch) instead of one per bound; when
-        every trial shares every bound, the steps are computed once per bound, not per trial.
-        """
-        n, k, dt = self.n, len(bounds), self.dt
-        if all(type(bound) is float for bound in bounds):
-            steps = np.array([math.floor(bound / dt + EPS) for bound in bounds], dtype=np.intp)
-            times = np.repeat(np.array(bounds), n).reshape(k, n)
-            return times, np.repeat(steps, n).reshape(k, n)
-        times = np.empty((k, n))
-        for row, bound in zip(times, bounds, strict=True):
-            row[...] = bound
-        return times, _to_steps(times, self.dt)

@@ -18,6 +18,7 @@ __all__ = [
     "as_period_list",
     "fit_value",
     "per_row",
+    "period_spans",
     "resolve_where",
     "scaled_rows",
 ]
@@ -49,6 +50,40 @@ def as_period_list(period: PeriodArg, known: Mapping[str, Any]) -> list[str | No
         if name not in known:
             raise KeyError(f"unknown period {name!r}; this trial's periods are {list(known)}")
     return list(names)
+
+
+def period_spans(
+    period: PeriodArg, start_t: Mapping[str, Any], end_t: Mapping[str, Any]
+) -> list[tuple[Any, Any] | None]:
+    """The ``(start, end)`` bounds (ms) a write over ``period`` covers; ``[None]`` = whole trial.
+
+    Adjacent periods (one starts at the very bound object the previous one ends at, as a
+    chain of ``add_period`` calls makes them) merge into one span, so a value constant over
+    time (a fixation cue over five periods, say) is written once rather than once per period.
+    The steps covered are the same: ``floor(t / dt)`` of the shared bound ends one period and
+    starts the next. Only spans whose durations are all non-negative merge.
+    """
+    spans: list[tuple[Any, Any] | None] = []
+    extendable = False  # whether the last span may grow (its durations are all >= 0)
+    for name in as_period_list(period, start_t):
+        if name is None:
+            return [None]
+        start, end = start_t[name], end_t[name]
+        ordered = _ordered(start, end)
+        last = spans[-1] if spans else None
+        if last is not None and extendable and ordered and last[1] is start:
+            spans[-1] = (last[0], end)
+        else:
+            spans.append((start, end))
+            extendable = ordered
+    return spans
+
+
+def _ordered(start: Any, end: Any) -> bool:
+    """Whether ``end >= start`` (for every trial, if either is an array)."""
+    if isinstance(start, float) and isinstance(end, float):
+        return end >= start
+    return bool(np.all(np.asarray(end) >= np.asarray(start)))
 
 
 def _as_index(indices: Sequence[int] | np.ndarray) -> slice | np.ndarray:

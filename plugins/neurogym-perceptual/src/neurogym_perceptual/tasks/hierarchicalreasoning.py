@@ -185,7 +185,8 @@ class HierarchicalReasoning(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         rules = self._next_rules(b.rng, b.n)
         rule = b.set_param("rule", kwargs.get("rule", rules))
-        validate.integers_in_range(rule, "rule", 0, 1)
+        if "rule" in kwargs:
+            validate.integers_in_range(rule, "rule", 0, 1)
         b.add_period(["fixation", "rule_target", "fixation2", "flash1"])
         interval = self._add_delay(b)
         b.add_period(["flash2", "decision"], after="delay")
@@ -193,8 +194,10 @@ class HierarchicalReasoning(ngym.TrialEnv):
         pro_choice = long_interval.astype(np.int64) == rule
         stimulus, choice = self._stimulus_and_choice(b, pro_choice)
 
-        b.add_ob(1, None, where="fixation")
-        b.set_ob(0, "decision", where="fixation")
+        # the fixation cue is on until the decision (the last period)
+        b.add_ob(
+            1, ["fixation", "rule_target", "fixation2", "flash1", "delay", "flash2"], "fixation"
+        )
         b.add_ob(1, "rule_target", where="rule")
         b.add_ob(np.eye(2)[stimulus], ["flash1", "flash2"], where="stimulus")
         b.set_groundtruth(choice, "decision", where="choice")
