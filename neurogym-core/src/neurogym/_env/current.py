@@ -33,10 +33,11 @@ from the builder or batch they belong to.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from neurogym._trials.batch import gt_by_step
-from neurogym.timing import _to_steps
+from neurogym.timing import EPS, _to_steps
 
 if TYPE_CHECKING:
     import numpy as np
@@ -206,12 +207,13 @@ class CurrentTrial:
         dt = self.dt
         start_t, end_t = self.start_t, self.end_t
         start_ind, end_ind, durations = self.start_ind, self.end_ind, self.durations
+        floor = math.floor
         for name, start in builder.start_t.items():
             end = builder.end_t[name]
             start_t[name] = first = float(start) if isinstance(start, float) else float(start[0])
             end_t[name] = last = float(end) if isinstance(end, float) else float(end[0])
-            start_ind[name] = _to_steps(first, dt)
-            end_ind[name] = _to_steps(last, dt)
+            start_ind[name] = floor(first / dt + EPS)  # _to_steps, inlined
+            end_ind[name] = floor(last / dt + EPS)
             durations[name] = last - first
         if builder.start_t:
             tmax = builder.tmax_ms

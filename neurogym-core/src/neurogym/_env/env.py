@@ -282,7 +282,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
                     self._derive_step_tables(current)
                 return current
         current.view_arrays()
-        if builder.start_t:  # a trial defined by periods has steps
+        if builder.start_t and builder.steps < 1:  # a trial defined by periods has steps
             refuse_empty_trials(self, builder.lengths, list(builder.start_t), self.dt)
         self._derive_step_tables(current)
         return current

@@ -75,9 +75,9 @@ def _apply(sub: np.ndarray, val: Any, reset: bool) -> None:
     another dtype that the target's holds exactly is cast first (same results, no mixed-dtype
     loop); large values are left as they are.
     """
-    if type(val) is np.ndarray and val.dtype != sub.dtype:
-        val = exact_cast(val, sub.dtype, limit=sub.size // 4)
     big = sub.ndim == 3 and sub.shape[0] * sub.shape[1] >= 64
+    if big and type(val) is np.ndarray and val.dtype != sub.dtype:  # small: not worth a check
+        val = exact_cast(val, sub.dtype, limit=sub.size // 4)
     if big and type(val) is np.ndarray and val.ndim == 3 and _apply_packed(sub, val, reset):
         return
     if big and 1 < sub.shape[2] <= 8 and isinstance(val, np.ndarray) and val.ndim == 3:

@@ -8,6 +8,7 @@ period, writes observations and ground truth into padded ``(B, T, ...)`` arrays 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -39,6 +40,7 @@ from neurogym._trials.where import (
     scaled_rows,
 )
 from neurogym.timing import (
+    EPS,
     MAX_TRIAL_STEPS,
     _floor_to_dt,
     _to_steps,
@@ -298,9 +300,10 @@ class BatchBuilder(TrialVariables):
             end: Any = _to_steps(self.tmax_ms, self.dt)
         else:
             start, end = span
-            if isinstance(start, float) and isinstance(end, float):
-                first = _to_steps(start, self.dt)
-                return slice(first, max(first, _to_steps(end, self.dt))), None, None
+            if type(start) is float and type(end) is float:  # _to_steps, inlined
+                dt = self.dt
+                first = math.floor(start / dt + EPS)
+                return slice(first, max(first, math.floor(end / dt + EPS))), None, None
             start, end = _to_steps(start, self.dt), _to_steps(end, self.dt)
         if isinstance(start, int) and isinstance(end, int):
             return slice(start, max(start, end)), start, end

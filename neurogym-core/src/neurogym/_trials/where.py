@@ -63,13 +63,15 @@ def period_spans(
     The steps covered are the same: ``floor(t / dt)`` of the shared bound ends one period and
     starts the next. Only spans whose durations are all non-negative merge.
     """
+    if isinstance(period, str) and period in start_t:  # the common case: one period
+        return [(start_t[period], end_t[period])]
     spans: list[tuple[Any, Any] | None] = []
     extendable = False  # whether the last span may grow (its durations are all >= 0)
     for name in as_period_list(period, start_t):
         if name is None:
             return [None]
         start, end = start_t[name], end_t[name]
-        ordered = _ordered(start, end)
+        ordered = end >= start if type(start) is type(end) is float else _ordered(start, end)
         last = spans[-1] if spans else None
         if last is not None and extendable and ordered and last[1] is start:
             spans[-1] = (last[0], end)

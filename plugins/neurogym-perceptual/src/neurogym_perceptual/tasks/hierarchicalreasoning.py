@@ -211,8 +211,8 @@ class HierarchicalReasoning(ngym.TrialEnv):
             b.add_period("delay", duration=interval, after="flash1")
             return np.broadcast_to(interval, (b.n,))
         b.add_period("delay", after="flash1")
-        duration = np.asarray(b.end_t["delay"]) - np.asarray(b.start_t["delay"])
-        return b.set_param("interval", np.broadcast_to(duration, (b.n,)).copy())
+        duration = b.end_t["delay"] - b.start_t["delay"]  # floats, or (B,) arrays
+        return b.set_param("interval", np.full(b.n, duration, dtype=float))
 
     def _stimulus_and_choice(
         self, b: BatchBuilder, pro_choice: np.ndarray
