@@ -22,6 +22,7 @@ nox.options.sessions = ["tests", "integration", "lint", "typecheck"]
 
 ROOT = Path(__file__).resolve().parent
 CORE = "neurogym-core"
+APPS = "neurogym-apps"  # the applications (training, plots, RL adapter): not part of the core
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 
 # `nox -t test` (what `python3 run.py test` runs) selects every session with this tag.
@@ -29,12 +30,12 @@ TEST_TAG = "test"
 
 
 def packages() -> list[str]:
-    """Return every package directory, relative to the repo root: core first, then plugins.
+    """Return every package directory, relative to the repo root: core, the apps, then plugins.
 
     Later sessions (template, bench, minimums) parametrize over this too.
     """
     plugins = sorted(p.parent.relative_to(ROOT) for p in ROOT.glob("plugins/*/pyproject.toml"))
-    return [CORE, *(p.as_posix() for p in plugins)]
+    return [CORE, APPS, *(p.as_posix() for p in plugins)]
 
 
 def package_test_deps(package: str) -> list[str]:
@@ -148,7 +149,7 @@ def demo(session: nox.Session) -> None:
 
 
 def install_trainer(session: nox.Session) -> None:
-    """Core with the torch and plot extras (torch pinned to its CPU wheel) and every plugin."""
+    """Core, the apps with torch (its CPU wheel) and matplotlib, and every plugin."""
     session.install(*nox.project.dependency_groups(PYPROJECT, "train"), "matplotlib>=3.8")
     install_editable(session, *packages())
 
@@ -161,7 +162,7 @@ def train(session: nox.Session) -> None:
     under runs/showcase/ (``-- --out DIR`` elsewhere, ``-- --scale 0.1`` for a quick run).
     """
     install_trainer(session)
-    session.run("python", "-m", "neurogym.train.showcase", *session.posargs)
+    session.run("python", "-m", "neurogym_apps.train.showcase", *session.posargs)
 
 
 @nox.session(default=False)
@@ -191,7 +192,7 @@ def learn(session: nox.Session) -> None:
         session.install("ray>=2.40")
     jobs = [] if "--jobs" in session.posargs or "--ray" in session.posargs else ["--jobs", "2"]
     session.run(
-        "python", "-m", "neurogym.train.learnability", "--out", "docs/learnability.md",
+        "python", "-m", "neurogym_apps.train.learnability", "--out", "docs/learnability.md",
         "--rl", *jobs, *session.posargs,
     )  # fmt: skip
 
@@ -204,7 +205,7 @@ def yang19(session: nox.Session) -> None:
     M`` sets the budget, ``-- --threads N`` the torch threads). Slow: not in the test command.
     """
     install_trainer(session)
-    session.run("python", "-m", "neurogym.train.yang19", *session.posargs)
+    session.run("python", "-m", "neurogym_apps.train.yang19", *session.posargs)
 
 
 @nox.session(default=False)

@@ -1,6 +1,6 @@
 """Reinforcement-learning workloads (this project only; needs the rl extra).
 
-The native vector env behind stable-baselines3's API (``neurogym.rl.as_sb3_vec_env``) against
+The native vector env behind stable-baselines3's API (``neurogym_apps.rl.as_sb3_vec_env``) against
 what a user builds by hand, ``DummyVecEnv`` of ``N`` single envs:
 
 * ``VecEnv.step`` env-steps/s for N = 16 and 64 (random actions, PerceptualDecisionMaking);
@@ -33,7 +33,7 @@ def _vec_envs(n: int) -> dict[str, Any]:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     import neurogym
-    from neurogym.rl import as_sb3_vec_env
+    from neurogym_apps.rl import as_sb3_vec_env
 
     dummy = DummyVecEnv([lambda: neurogym.make(TASK) for _ in range(n)])
     dummy.seed(0)

@@ -16,9 +16,10 @@ ROWS = {row.distribution: row for row in FIRST_PARTY}
 
 
 def _repo_plugins() -> dict[str, str]:
-    """Distribution -> entry-point name, for every package under plugins/."""
+    """Distribution -> entry-point name, for every package under plugins/ and neurogym-apps."""
     found = {}
-    for pyproject in sorted(ROOT.glob("plugins/*/pyproject.toml")):
+    sources = [*ROOT.glob("plugins/*/pyproject.toml"), ROOT / "neurogym-apps" / "pyproject.toml"]
+    for pyproject in sorted(sources):
         project = tomllib.loads(pyproject.read_text())["project"]
         (name,) = project["entry-points"]["neurogym.plugins"]
         found[project["name"]] = name
@@ -80,3 +81,21 @@ def test_compatibility_forms_of_the_namespace_are_reserved_too():
 
     full_width = "".join(chr(ord(c) + 0xFEE0) for c in "neurogym")  # U+FF4E ...
     assert is_reserved_namespace(full_width)
+
+
+@pytest.mark.parametrize("distribution", sorted(["neurogym-core", *_repo_plugins()]))
+def test_row_lists_exactly_the_declared_commands(distribution):
+    from neurogym._registry.commands import plugin_commands
+
+    declared = plugin_commands(neurogym.get_registry().plugin_manager)
+    mine = sorted(name for name, spec in declared.items() if spec.distribution == distribution)
+    assert mine == sorted(name for name, _ in ROWS[distribution].commands)
+
+
+def test_first_party_command_extras_exist_in_the_neurogym_distribution():
+    meta = tomllib.loads((ROOT / "neurogym-meta" / "pyproject.toml").read_text())["project"]
+    extras = meta["optional-dependencies"]
+    for row in FIRST_PARTY:
+        for command, extra in row.commands:
+            assert extra in extras, f"{command}: neurogym has no extra {extra!r}"
+            assert any(req.startswith(row.distribution) for req in extras[extra])

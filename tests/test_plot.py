@@ -1,4 +1,4 @@
-"""neurogym.plot, checked by content: panels, labels from dim names, plotted data, fits, errors."""
+"""neurogym_apps.plot, checked by content: panels, labels from dim names, data, fits, errors."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import neurogym
-from neurogym import plot
 from neurogym.wrappers import Monitor
+from neurogym_apps import plot
 
 PDM = "neurogym/PerceptualDecisionMaking-v0"
 

@@ -26,19 +26,23 @@ IMPORT_RE = re.compile(
 def _documented_modules() -> list[str]:
     text = ARCHITECTURE.read_text(encoding="utf-8")
     section = text.split("## 10. Public import paths", 1)[1].split("Registered strings", 1)[0]
-    return sorted(set(re.findall(r"`(neurogym(?:\.\w+)*)`:", section)))  # "`module`: what"
+    found = re.findall(r"`(neurogym(?:_apps)?(?:\.\w+)*)`:", section)  # "`module`: what"
+    return sorted(set(found))
 
 
 PUBLIC = _documented_modules()
 
 
 def _sources() -> list[Path]:
+    """Code outside neurogym-core: the plugins, the applications and the template."""
     files = [*ROOT.glob("plugins/*/src/**/*.py"), *ROOT.glob("plugins/*/tests/**/*.py")]
+    files += ROOT.glob("neurogym-apps/src/**/*.py")
     return sorted([*files, *ROOT.glob("template/**/*.py")])
 
 
 def test_the_section_lists_the_expected_modules():
     assert "neurogym" in PUBLIC
+    assert "neurogym_apps.train" in PUBLIC
     assert "neurogym.data" in PUBLIC
     assert "neurogym.wrappers" in PUBLIC
     assert len(PUBLIC) >= 12

@@ -1,4 +1,4 @@
-"""neurogym.rl: the stable-baselines3 VecEnv adapter, against DummyVecEnv of single envs."""
+"""neurogym_apps.rl: the stable-baselines3 VecEnv adapter, against DummyVecEnv of single envs."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("stable_baselines3", reason="neurogym.rl needs the rl extra")
+pytest.importorskip("stable_baselines3", reason="neurogym_apps.rl needs the rl extra")
 
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 import neurogym
-from neurogym.rl import TrialSB3VecEnv, as_sb3_vec_env
-from neurogym.rl._vecenv import NO_INFO, NeurogymDummyVecEnv
+from neurogym_apps.rl import TrialSB3VecEnv, as_sb3_vec_env
+from neurogym_apps.rl._vecenv import NO_INFO, NeurogymDummyVecEnv
 
 PDM = "neurogym/PerceptualDecisionMaking-v0"
 ROITMAN = "neurogym/perceptualdecisionmaking.roitman02-v0"
@@ -224,7 +224,7 @@ class RecordingModel:
 
 @pytest.mark.parametrize("carry_state", [False, True])
 def test_evaluate_restarts_a_recurrent_state_per_trial_unless_carried(carry_state):
-    from neurogym.train import evaluate
+    from neurogym_apps.train import evaluate
 
     model = RecordingModel()
     result = evaluate(model, 128, task=PDM, chance=False, carry_state=carry_state)
@@ -245,7 +245,7 @@ def test_evaluate_restarts_a_recurrent_state_per_trial_unless_carried(carry_stat
 def test_evaluate_finds_the_task_of_a_model_trained_on_the_adapter():
     from sb3_contrib import RecurrentPPO
 
-    from neurogym.train import evaluate
+    from neurogym_apps.train import evaluate
 
     env = as_sb3_vec_env(PDM, 2, seed=0, wrappers=["PassReward", "PassAction"])
     model = RecurrentPPO("MlpLstmPolicy", env, n_steps=8, batch_size=16, seed=0, device="cpu")
@@ -311,7 +311,7 @@ def test_the_learnability_table_trains_rl_tasks_through_sb3(task, tmp_path, monk
     import dataclasses
     import json
 
-    from neurogym.train import _rl_rows, learnability
+    from neurogym_apps.train import _rl_rows, learnability
 
     small = {k: dataclasses.replace(v, steps=2048) for k, v in _rl_rows.RL_RECIPES.items()}
     monkeypatch.setattr(_rl_rows, "RL_RECIPES", small)

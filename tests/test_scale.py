@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 ray = pytest.importorskip("ray", reason="the scale session (nox -s scale) installs ray[rllib]")
-pytest.importorskip("torch", reason="sweeps train with neurogym.train")
+pytest.importorskip("torch", reason="sweeps train with neurogym_apps.train")
 
 import neurogym  # noqa: E402
-from neurogym.train import TrainConfig  # noqa: E402
-from neurogym.train.sweep import sweep  # noqa: E402
+from neurogym_apps.train import TrainConfig  # noqa: E402
+from neurogym_apps.train.sweep import sweep  # noqa: E402
 
 PDM = "neurogym/PerceptualDecisionMaking-v0"
 DMS = "neurogym/DelayMatchSample-v0"
@@ -104,7 +104,7 @@ def test_one_rllib_ppo_iteration(local_ray):
 
 
 def test_the_learnability_table_on_ray(local_ray, tmp_path):
-    from neurogym.train import learnability
+    from neurogym_apps.train import learnability
 
     out = tmp_path / "learn.md"
     args = ["--out", str(out), "--seconds", "0.2", "--eval-trials", "10", "--ray"]

@@ -1,4 +1,4 @@
-"""neurogym.train.sweep and ``neurogym sweep`` run here (Ray: tests/test_scale.py)."""
+"""neurogym_apps.train.sweep and ``neurogym sweep`` run here (Ray: tests/test_scale.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-pytest.importorskip("torch", reason="sweeps train with neurogym.train (the torch extra)")
+pytest.importorskip("torch", reason="sweeps train with neurogym_apps.train (the torch extra)")
 
 from neurogym.cli import main as cli
-from neurogym.train import TrainConfig
-from neurogym.train.sweep import sweep
+from neurogym_apps.train import TrainConfig
+from neurogym_apps.train.sweep import sweep
 
 PDM = "neurogym/PerceptualDecisionMaking-v0"
 DMS = "neurogym/DelayMatchSample-v0"
@@ -51,4 +51,4 @@ def test_the_sweep_command_prints_and_writes_the_runs(tmp_path, capsys):
 @pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="ray is installed")
 def test_sweeping_on_ray_without_ray_says_how_to_install_it(capsys):
     assert cli(["sweep", PDM, "--steps", "1", "--eval-trials", "1", "--ray"]) == 1
-    assert 'pip install "neurogym-core[ray]"' in capsys.readouterr().err
+    assert 'pip install "neurogym[ray]"' in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""neurogym.train: training, closed-loop evaluation, checkpoints, the CLI, the main job."""
+"""neurogym_apps.train: training, closed-loop evaluation, checkpoints, the CLI, the main job."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pytest
 
 import neurogym
 
-torch = pytest.importorskip("torch", reason="neurogym.train needs the torch extra")
+torch = pytest.importorskip("torch", reason="neurogym_apps.train needs the torch extra")
 
 from neurogym.cli import main as cli  # noqa: E402
-from neurogym.train import (  # noqa: E402
+from neurogym_apps.train import (  # noqa: E402
     TrainConfig,
     TrainedModel,
     evaluate,
@@ -101,7 +101,7 @@ def test_strict_accuracy_scores_a_trial_that_breaks_fixation_once_zero():
     # PDM at dt=100: fixation 1 step, stimulus 20, delay 0, decision 1 (22 steps). Without
     # abort the env goes on after a fixation break and pays the correct answer (performance
     # 1); strict accuracy counts that trial 0.
-    from neurogym.train._evaluate import run_closed_loop, strict_criterion
+    from neurogym_apps.train._evaluate import run_closed_loop, strict_criterion
 
     envs = []
 
@@ -123,7 +123,7 @@ def test_strict_accuracy_scores_a_trial_that_breaks_fixation_once_zero():
 
 
 def test_the_valid_loss_covers_fixation_until_the_response_and_skips_untargeted_ties():
-    from neurogym.train import loss_weights
+    from neurogym_apps.train import loss_weights
 
     data = neurogym.batch(PDM, 8, seed=0, as_torch=True)
     weights = loss_weights(data, "valid")
@@ -150,7 +150,7 @@ def test_the_valid_loss_covers_fixation_until_the_response_and_skips_untargeted_
 
 def test_a_network_output_that_breaks_fixation_once_costs_loss():
     # hand-built outputs: perfect logits everywhere, except "choice 1" on one fixation step
-    from neurogym.train._trainer import _loss, loss_weights
+    from neurogym_apps.train._trainer import _loss, loss_weights
 
     data = neurogym.batch(PDM, 4, seed=1, as_torch=True)
     perfect = torch.nn.functional.one_hot(data.targets.long(), 3).float() * 20.0
@@ -296,7 +296,7 @@ def test_cli_errors(tmp_path, capsys):
 def test_cli_checks_the_output_before_training_and_names_the_way_out(
     tmp_path, capsys, monkeypatch
 ):
-    from neurogym.train import _report
+    from neurogym_apps.train import _report
 
     def no_training(*args, **kwargs):
         raise AssertionError("trained before checking the output folder")
@@ -314,7 +314,7 @@ def test_cli_checks_the_output_before_training_and_names_the_way_out(
     assert cli(["train", roitman, "--steps", "1", "--out", str(tmp_path / "r")]) == 1
     err = capsys.readouterr().err
     assert "cannot be trained on supervised batches: ReactionTime acts on steps" in err
-    assert "reinforcement learning instead (neurogym.rl.as_sb3_vec_env, docs/rl.md)" in err
+    assert "reinforcement learning instead (neurogym_apps.rl.as_sb3_vec_env, docs/rl.md)" in err
 
 
 def test_a_seconds_budget_always_trains_at_least_one_step():
@@ -353,7 +353,7 @@ def test_main_job_full_budget_meets_the_floor(request, tmp_path):
 
 
 def test_learnability_rows_merge_per_plugin(tmp_path):
-    from neurogym.train import learnability
+    from neurogym_apps.train import learnability
 
     out = tmp_path / "learn.md"
     stored = [
@@ -382,7 +382,7 @@ def test_learnability_rows_merge_per_plugin(tmp_path):
 
 
 def test_a_callback_that_returns_true_ends_training():
-    from neurogym.train import train
+    from neurogym_apps.train import train
 
     seen = []
 
@@ -410,7 +410,7 @@ def test_learnability_refuses_a_task_or_plugin_that_is_not_installed(
     option, name, message, tmp_path, capsys
 ):
     # it used to train nothing and rewrite the table as if the run had covered the name
-    from neurogym.train import learnability
+    from neurogym_apps.train import learnability
 
     out = tmp_path / "table.md"
     with pytest.raises(SystemExit) as caught:
@@ -423,7 +423,7 @@ def test_learnability_refuses_a_task_or_plugin_that_is_not_installed(
 def test_the_learnability_check_stops_training_once_the_bar_is_cleared(monkeypatch):
     from types import SimpleNamespace
 
-    from neurogym.train import learnability
+    from neurogym_apps.train import learnability
 
     # chance 0.2, ceiling 0.9: the bar is 0.83; a check must clear it by one standard error
     # (0.85 - 0.025 does not; 0.95 - 0.015 does)
@@ -460,7 +460,7 @@ def test_the_learnability_check_stops_training_once_the_bar_is_cleared(monkeypat
     ],
 )
 def test_learnability_status(accuracy, chance, oracle, status):
-    from neurogym.train.learnability import _status
+    from neurogym_apps.train.learnability import _status
 
     assert _status(accuracy, chance, oracle) == status
 
@@ -472,14 +472,14 @@ SUPERVISED = [s.id for s in neurogym.tasks() if neurogym.make(s.id).unwrapped.ha
 def test_the_ground_truth_agent_scores_the_ceiling_of_every_task(task_id):
     # the learnability table's oracle, scored strictly (fixation held, then correct; or the
     # task's own criterion): 1.0 on every trial of every supervised task
-    from neurogym.train.learnability import TASK_KWARGS, oracle_performance
+    from neurogym_apps.train.learnability import TASK_KWARGS, oracle_performance
 
     name = neurogym.spec(task_id).name
     assert oracle_performance(task_id, trials=64, env_kwargs=TASK_KWARGS.get(name)) == 1.0
 
 
 def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
-    from neurogym.train import yang19
+    from neurogym_apps.train import yang19
 
     args = ["--minutes", "0.02", "--every", "0.01", "--eval-trials", "8", "--hidden", "16"]
     small = ["--final-trials", "16", "--ceiling-trials", "2000"]
@@ -503,7 +503,7 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
 
 
 def test_ideal_ceilings_and_rescoring_the_stored_rows():
-    from neurogym.train import learnability
+    from neurogym_apps.train import learnability
 
     # a fifth of PDM's trials have coherence 0 (half right), 6.4 % is right ~0.98 of the time
     pdm = learnability.ideal_ceiling(PDM, trials=10_000)
@@ -519,7 +519,7 @@ def test_ideal_ceilings_and_rescoring_the_stored_rows():
 
 
 def test_a_task_sets_ceiling_averages_its_tasks_ceilings():
-    from neurogym.train import learnability, yang19
+    from neurogym_apps.train import learnability, yang19
 
     singles = [learnability.ideal_ceiling(f"yang19.{n}", 4000) for n in yang19.task_names()]
     expected = np.mean([1.0 if value is None else value for value in singles])
@@ -529,7 +529,7 @@ def test_a_task_sets_ceiling_averages_its_tasks_ceilings():
 
 
 def test_rl_oracles_score_what_their_tasks_allow():
-    from neurogym.train._rl_rows import RL_RECIPES, rl_oracle
+    from neurogym_apps.train._rl_rows import RL_RECIPES, rl_oracle
 
     # knowing the better arm / predicting the opponent / the ground truth: every trial
     for name in ("Bandit", "MatchingPenny", "perceptualdecisionmaking.roitman02"):
@@ -551,7 +551,7 @@ def test_rl_oracles_score_what_their_tasks_allow():
 
 
 def test_a_wrapper_can_declare_the_strict_criterion():
-    from neurogym.train._evaluate import strict_criterion
+    from neurogym_apps.train._evaluate import strict_criterion
 
     # ReactionTime: the response may start at stimulus onset; its first step is ignored by
     # the rule (upstream's one-step latency), so the trial is scored by its performance

@@ -429,26 +429,3 @@ def test_new_at_end_of_input_is_a_usage_error(tmp_path, home):
     assert "Traceback" not in done.stdout
     assert not (tmp_path / "out").exists()
     assert list(home.iterdir()) == []
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (
-            ["plot", "X", "--seed", "-1"],
-            "argument --seed: must be a seed, an integer >= 0, got '-1'",
-        ),
-        (["plot", "X", "--trials", "100000"], "argument --trials: must be at most 50"),
-        (
-            ["train", "X", "--seed", "-3"],
-            "argument --seed: must be a seed, an integer >= 0, got '-3'",
-        ),
-    ],
-)
-def test_bad_seeds_and_plot_sizes_are_refused_by_the_parser(args, message, capsys):
-    from neurogym.cli import main
-
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err

@@ -24,8 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("wrappers", ("neurogym.wrappers",)),
     ("public API", ("neurogym",)),
     ("conformance kit", ("neurogym.testing",)),
-    ("applications", ("neurogym.cli", "neurogym.demo", "neurogym.__main__", "neurogym.plot",
-                      "neurogym.train", "neurogym.rl")),
+    ("applications", ("neurogym.cli", "neurogym.demo", "neurogym.__main__")),
 ]  # fmt: skip
 
 

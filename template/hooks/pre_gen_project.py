@@ -42,9 +42,11 @@ EMAIL_RE = re.compile(r"[^@\s\"\\]+@[^@\s\"\\]+\.[^@\s\"\\]+")
 TAG_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*", re.ASCII)
 LICENSES = ("Apache-2.0", "MIT", "BSD-3-Clause", "GPL-3.0-or-later")
 
-# neurogym-core is "neurogym-core" and registers its own tasks as plugin "core"; the others are
-# the first-party task families published from the neurogym repository.
-RESERVED_PLUGIN_NAMES = ("core", "perceptual", "workingmemory", "valuebased", "motor", "multitask")
+# neurogym-core is "neurogym-core" and registers its own tasks as plugin "core"; "apps" is
+# neurogym-apps (the applications); the others are the first-party task families.
+RESERVED_PLUGIN_NAMES = (
+    "core", "perceptual", "workingmemory", "valuebased", "motor", "multitask", "apps"
+)
 # Names the generated task module and tests import: a task class of that name would shadow them.
 RESERVED_CLASSES = ("Any", "BatchBuilder", "Mapping", "StandardDecision", "TrialEnv")
 

@@ -21,6 +21,7 @@ from neurogym._registry.api import (
     tasks,
     wrapper_specs,
 )
+from neurogym._registry.commands import CommandSpec
 from neurogym._registry.registry import Registry
 from neurogym._registry.specs import TaskSpec, WrapperSpec
 from neurogym._trials.builder import BatchBuilder, InvalidOperationError, TrialBatch
@@ -39,6 +40,7 @@ __all__ = [
     "OBNOW",
     "AmbiguousTaskError",
     "BatchBuilder",
+    "CommandSpec",
     "Dataset",
     "DuplicateTaskError",
     "EmptyPeriodWarning",

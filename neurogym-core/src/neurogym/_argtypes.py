@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["MAX_PLOT", "plot_trials", "positive_float", "positive_int", "seed"]
+__all__ = ["positive_float", "positive_int", "seed"]
 
 
 def positive_int(text: str) -> int:
@@ -15,19 +15,6 @@ def positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
-
-
-MAX_PLOT = 50  # trials in one figure: more are unreadable (and take minutes to draw)
-
-
-def plot_trials(text: str) -> int:
-    """Trials in one figure: 1 to :data:`MAX_PLOT`."""
-    value = positive_int(text)
-    if value > MAX_PLOT:
-        raise argparse.ArgumentTypeError(
-            f"must be at most {MAX_PLOT} (one figure; more trials are unreadable), got {text!r}"
-        )
     return value
 
 

@@ -6,7 +6,10 @@ Usage::
     neurogym info ID                               # one task's spec and documentation
     neurogym check [--plugin NAME | ID ...]        # the conformance kit, as a pass/fail table
     neurogym new [--output-dir DIR] [--no-input] [KEY=VALUE ...]   # bake a new plugin
-    neurogym plot ID [--trials N] [--seed S] [--out FILE]          # draw a run of a task
+
+Plugins add further subcommands through the ``neurogym_commands`` hook (neurogym-apps adds
+``train``, ``plot`` and ``sweep``); a command's module is imported only when it runs, and a
+first-party command that is not installed says which package brings it.
 
 Exit status: 0 on success; 1 if a task fails its checks, a plugin fails to load or a plugin
 cannot be created; 2 for a usage error (unknown id, plugin, tag or answer). ``python -m
@@ -35,10 +38,21 @@ from typing import Any
 
 import neurogym
 from neurogym import TaskSpec
-from neurogym._argtypes import MAX_PLOT, plot_trials, positive_float, positive_int, seed
+from neurogym._argtypes import positive_float, positive_int, seed
+from neurogym._registry.commands import CommandSpec, first_party_command
 from neurogym.errors import NeurogymPluginWarning
 
-__all__ = ["build_parser", "main", "template_dir"]
+__all__ = [
+    "CommandError",
+    "UsageError",
+    "build_parser",
+    "main",
+    "positive_float",
+    "positive_int",
+    "resolve_task",
+    "seed",
+    "template_dir",
+]
 
 INSTALL_TEMPLATE_EXTRA = 'pip install "neurogym-core[template]"'
 _HERE = Path(__file__).resolve().parent
@@ -48,7 +62,11 @@ _TEMPLATE_CANDIDATES = (_HERE / "_template", _HERE.parent.parent.parent / "templ
 
 
 class UsageError(Exception):
-    """A problem with the command line: printed as one line, exit status 2."""
+    """A problem with the command line: printed as one line, exit status 2.
+
+    Plugin commands raise it too (``neurogym_commands``); so are :func:`positive_int`,
+    :func:`positive_float` and :func:`seed` theirs to use as argument types.
+    """
 
 
 class CommandError(Exception):
@@ -74,7 +92,8 @@ def _check_known(kind: str, value: str | None, known: Sequence[str]) -> None:
         raise UsageError(f"unknown {kind} {value!r}; installed {kind}s: {', '.join(known)}")
 
 
-def _resolve(task_id: str) -> TaskSpec:
+def resolve_task(task_id: str) -> TaskSpec:
+    """The spec of an installed task id or name, or a :class:`UsageError` naming close ones."""
     try:
         return neurogym.spec(task_id)
     except (LookupError, ValueError) as exc:  # unknown, ambiguous or contested id
@@ -100,7 +119,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------- info
 def cmd_info(args: argparse.Namespace) -> int:
     """Print one task's spec, then its class docstring (importing the task's module)."""
-    spec = _resolve(args.task_id)
+    spec = resolve_task(args.task_id)
     kwargs = dict(spec.kwargs)
     fields = [
         ("id", spec.id),
@@ -148,7 +167,7 @@ def _discovery_problems(plugin: str | None) -> list[str]:
 
 def _selected_tasks(args: argparse.Namespace, problems: Sequence[str]) -> list[TaskSpec]:
     if args.task_ids:
-        return [_resolve(task_id) for task_id in args.task_ids]
+        return [resolve_task(task_id) for task_id in args.task_ids]
     if args.plugin is not None and not problems:
         _check_known("plugin", args.plugin, _plugins())
     return neurogym.tasks(plugin=args.plugin)
@@ -363,11 +382,71 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------- main
-def build_parser() -> argparse.ArgumentParser:
-    """Build the argument parser of the ``neurogym`` command."""
+def _selected_command(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def _plugin_commands() -> dict[str, CommandSpec]:
+    """The commands installed plugins declare (``neurogym_commands``), by name."""
+    from neurogym._registry.api import get_registry
+    from neurogym._registry.commands import plugin_commands
+
+    pm = get_registry().plugin_manager
+    return {} if pm is None else plugin_commands(pm)
+
+
+def _missing_command_error(name: str) -> str:
+    owner = first_party_command(name)
+    assert owner is not None
+    distribution, extra = owner
+    return (
+        f"the {name!r} command comes with {distribution}, which is not installed: "
+        f'pip install "neurogym[{extra}]"'
+    )
+
+
+def _add_plugin_commands(sub: Any, selected: str | None, commands: dict[str, CommandSpec]) -> None:
+    """Add the plugins' commands; only the selected one's module is imported (to configure it).
+
+    First-party commands that are not installed are listed too; running one says which
+    package brings it.
+    """
+    for name, spec in commands.items():
+        parser = sub.add_parser(name, help=spec.summary or f"(from {spec.distribution})")
+        if name != selected:
+            continue
+        try:
+            run = spec.load()(parser)
+        except Exception as exc:  # the command's module or its configuration fails
+            problem = f"{type(exc).__name__}: {exc}"
+            raise CommandError(f"cannot load it from {spec.distribution}: {problem}") from exc
+        parser.set_defaults(run=run)
+    for name, (distribution, extra) in _first_party_commands().items():
+        if name not in commands:
+            sub.add_parser(name, help=f'not installed ({distribution}: "neurogym[{extra}]")')
+
+
+def _first_party_commands() -> dict[str, tuple[str, str]]:
+    from neurogym._registry.firstparty import FIRST_PARTY
+
+    return {name: (row.distribution, extra) for row in FIRST_PARTY for name, extra in row.commands}
+
+
+def build_parser(
+    command: str | None = None, commands: dict[str, CommandSpec] | None = None
+) -> argparse.ArgumentParser:
+    """Build the argument parser of the ``neurogym`` command.
+
+    Args:
+        command: The subcommand that will run, if known: a plugin command's module is imported
+            (to add its arguments) only when it is the one selected.
+        commands: The plugins' commands (default: those of the installed plugins).
+    """
     parser = argparse.ArgumentParser(
         prog="neurogym",
-        description="List, describe, check, plot, train and create neurogym tasks.",
+        description="List, describe, check and create neurogym tasks (and, with neurogym-apps,"
+        " train networks on them and plot them).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -403,122 +482,8 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("answers", nargs="*", metavar="KEY=VALUE", help="e.g. plugin_name=mylab")
     new.set_defaults(run=cmd_new)
 
-    plot = sub.add_parser(
-        "plot", help="draw a run of a task into an image file (needs neurogym-core[plot])"
-    )
-    plot.add_argument("task_id", metavar="ID", help="a task id, e.g. PerceptualDecisionMaking")
-    plot.add_argument(
-        "--trials", type=plot_trials, default=2, help=f"trials to run (2; at most {MAX_PLOT})"
-    )
-    plot.add_argument("--seed", type=seed, default=0, help="seed of env.reset (0)")
-    plot.add_argument(
-        "--out", "-o", type=Path, default=None, metavar="FILE", help="image file (<task>.png)"
-    )
-    plot.set_defaults(run=cmd_plot)
-
-    fit = sub.add_parser(
-        "train",
-        help="train a recurrent network on a task and evaluate it (needs neurogym-core[torch])",
-        description="Train a GRU/LSTM/RNN on a task's ground truth (neurogym.train), evaluate "
-        "it closed loop against chance, and write the model, metrics.json and figures.",
-    )
-    fit.add_argument("task_id", metavar="TASK", help="a task id, e.g. PerceptualDecisionMaking")
-    budget = fit.add_mutually_exclusive_group()
-    budget.add_argument("--minutes", type=positive_float, help="wall-clock budget in minutes")
-    budget.add_argument("--steps", type=positive_int, help="training steps (default 1000)")
-    fit.add_argument(
-        "--out", "-o", type=Path, default=None, metavar="DIR", help="output folder (runs/<task>)"
-    )
-    fit.add_argument("--seed", type=seed, default=0, help="seed of weights and trials (0)")
-    fit.add_argument("--model", choices=("gru", "lstm", "rnn"), default="gru", help="(gru)")
-    fit.add_argument("--hidden", type=positive_int, default=64, help="hidden units (64)")
-    fit.add_argument("--lr", type=positive_float, default=3e-3, help="learning rate (0.003)")
-    fit.add_argument("--batch-size", type=positive_int, default=32, help="trials per step (32)")
-    fit.add_argument(
-        "--eval-trials", type=positive_int, default=500, help="closed-loop trials (500)"
-    )
-    fit.add_argument(
-        "--threads",
-        type=positive_int,
-        default=1,
-        help="torch CPU threads (1: fastest for small nets)",
-    )
-    fit.add_argument("--no-figures", action="store_true", help="skip the figures")
-    fit.set_defaults(run=cmd_train)
-
-    sweep = sub.add_parser(
-        "sweep",
-        help="train TASK... x --seeds, here or on Ray (needs neurogym-core[torch], [ray])",
-        description="One training run per task x seed (neurogym.train.sweep): here, one after "
-        "the other, or as Ray tasks on a local instance or a cluster (docs/scale.md).",
-    )
-    add_sweep_arguments(sweep)
-    sweep.set_defaults(run=cmd_sweep)
+    _add_plugin_commands(sub, command, _plugin_commands() if commands is None else commands)
     return parser
-
-
-def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of ``neurogym sweep`` (shared with ``python -m neurogym.train.sweep``)."""
-    parser.add_argument("tasks", nargs="+", metavar="TASK", help="task ids or names")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds (0)")
-    parser.add_argument("--steps", type=positive_int, default=1000, help="steps per run (1000)")
-    parser.add_argument(
-        "--eval-trials", type=positive_int, default=200, help="closed-loop trials (200)"
-    )
-    parser.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="run on Ray: a new local instance, or the cluster at ADDRESS",
-    )
-    parser.add_argument("--out", "-o", type=Path, default=None, help="write the runs as JSON")
-
-
-def cmd_sweep(args: argparse.Namespace) -> int:
-    """One training run per task x seed (the work is in ``neurogym.train.sweep``)."""
-    for task in args.tasks:
-        _resolve(task)
-    try:
-        command = importlib.import_module("neurogym.train.sweep")
-    except ImportError as exc:
-        raise CommandError(str(exc)) from None
-    try:
-        status: int = command.run_cli(args)
-    except ImportError as exc:  # --ray without ray
-        raise CommandError(str(exc)) from None
-    return status
-
-
-def cmd_train(args: argparse.Namespace) -> int:
-    """Train, evaluate and report (the work is in ``neurogym.train._cli``)."""
-    spec = _resolve(args.task_id)
-    try:
-        command = importlib.import_module("neurogym.train._cli")
-    except ImportError as exc:
-        raise CommandError(str(exc)) from None
-    status: int = command.run(spec, args)
-    return status
-
-
-def cmd_plot(args: argparse.Namespace) -> int:
-    """Draw ``plot_env`` of a task (the ground-truth policy) into an image file."""
-    spec = _resolve(args.task_id)
-    try:
-        plot = importlib.import_module("neurogym.plot")
-    except ImportError:
-        raise CommandError(
-            'needs matplotlib, which comes with the plot extra: pip install "neurogym-core[plot]"'
-        ) from None
-    out = args.out or Path(f"{spec.name}.png")
-    figure = plot.plot_env(spec.id, num_trials=args.trials, seed=args.seed)
-    try:
-        figure.savefig(out, dpi=100)
-    except (OSError, ValueError) as exc:
-        raise CommandError(f"cannot write {str(out)!r}: {exc}") from exc
-    print(f"wrote {out}: {args.trials} trial(s) of {spec.id} with the ground-truth policy")
-    return 0
 
 
 def _questions_epilog() -> str | None:
@@ -538,7 +503,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         The exit status: 0 success, 1 failure, 2 usage error.
     """
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    selected = _selected_command(argv)
+    commands = _plugin_commands()
+    if selected in _first_party_commands() and selected not in commands:
+        print(f"neurogym {selected}: {_missing_command_error(selected)}", file=sys.stderr)
+        return 1
+    try:
+        parser = build_parser(selected, commands)
+    except CommandError as exc:
+        print(f"neurogym {selected}: {exc}", file=sys.stderr)
+        return 1
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)

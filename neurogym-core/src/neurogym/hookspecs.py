@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from neurogym._registry.commands import CommandSpec
 from neurogym._registry.specs import TaskSpec, WrapperSpec
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "hookimpl",
     "hookspec",
+    "neurogym_commands",
     "neurogym_env_created",
     "neurogym_tasks",
     "neurogym_wrappers",
@@ -80,6 +82,26 @@ def neurogym_wrappers() -> list[WrapperSpec]:  # type: ignore[empty-body]
 
     Call semantics: as :func:`neurogym_tasks`: once per registry build, per plugin, without
     arguments, errors isolated; a name declared by two plugins is registered for neither.
+    """
+
+
+@hookspec
+def neurogym_commands() -> list[CommandSpec]:  # type: ignore[empty-body]
+    """Declare the subcommands this plugin adds to the ``neurogym`` command line.
+
+    Returns:
+        The plugin's command specs. Each names a function by ``"module:function"``; the
+        command line imports it only when that command runs, calls it with the command's
+        ``argparse.ArgumentParser`` to add its arguments, and runs what it returns.
+
+    Implemented by: neurogym-apps (``train``, ``plot``, ``sweep``) and any plugin that brings
+    a command; neurogym-core implements none (its ``list``, ``info``, ``check`` and ``new`` are
+    built in and cannot be declared).
+
+    Call semantics: as :func:`neurogym_tasks`: once when the command line starts, per plugin,
+    without arguments, errors isolated. A first-party command name (``train``, ``plot``,
+    ``sweep``) is reserved for its first-party distribution; a name declared by two plugins
+    is registered for neither.
     """
 
 

@@ -103,7 +103,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     """Named observation dims that stepping writes from the agent's actions (``post_step``);
     batches hold them as the trial builder wrote them."""
     strict_criterion: str | None = None
-    """How ``neurogym.train.evaluate`` scores a trial strictly: ``"fixate-then-respond"`` (the
+    """How ``neurogym_apps.train.evaluate`` scores a trial strictly: ``"fixate-then-respond"`` (the
     fixation action on every step before the response, i.e. while the ground truth is the
     fixation action, then ``performance`` 1: Yang et al.'s criterion plus held fixation) or
     ``"performance"`` (the env's own ``performance``: timing, reaching, value-based tasks).
@@ -559,7 +559,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     def render(self) -> None:
         """No rendering (``metadata["render_modes"]`` is empty); plot runs instead.
 
-        :func:`neurogym.plot.plot_env` (extra ``neurogym-core[plot]``) or ``neurogym plot ID``
+        :func:`neurogym_apps.plot.plot_env` (extra ``neurogym[plot]``) or ``neurogym plot ID``
         draws observations, actions against ground truth, rewards and performance.
         """
         return None

@@ -4,7 +4,8 @@ This is the one place that says what "first-party" means (see docs/architecture.
 model"). A distribution name prefix is not enough: anyone can publish ``neurogym-foo``. Each row
 names a family's distribution, its entry-point name in the ``neurogym.plugins`` group and the
 task names it provides (ids ``neurogym/<name>-v0``), including families that are planned but
-not built yet, so that ``neurogym.make`` can say which distribution to install.
+not built yet, so that ``neurogym.make`` can say which distribution to install; the
+applications' row names the ``neurogym`` subcommands it adds, for the same reason.
 
 Every family issue keeps its row current. The plugin template's ``RESERVED_PLUGIN_NAMES`` (in
 ``template/hooks/pre_gen_project.py``, which must run without neurogym installed) repeats the
@@ -45,12 +46,15 @@ class FamilyRow:
             which registers itself without an entry point).
         tasks: Task names (ids ``neurogym/<name>-v0``) its current release provides.
         planned: Task names the family will provide but does not yet (named in hints).
+        commands: ``(command, extra)`` pairs: the ``neurogym`` subcommands it adds, each with
+            the extra of the ``neurogym`` distribution that installs it (named in hints).
     """
 
     distribution: str
     plugin: str
     tasks: tuple[str, ...]
     planned: tuple[str, ...] = ()
+    commands: tuple[tuple[str, str], ...] = ()
 
 
 _YANG19 = (
@@ -143,6 +147,13 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
         ),
     ),
     FamilyRow("neurogym-multitask", "multitask", tuple(f"yang19.{name}" for name in _YANG19)),
+    # The applications: no tasks, the commands that need torch, matplotlib or Ray.
+    FamilyRow(
+        "neurogym-apps",
+        "apps",
+        (),
+        commands=(("train", "train"), ("plot", "plot"), ("sweep", "train")),
+    ),
 )
 
 

@@ -265,11 +265,11 @@ def build_plugin_manager(*, discover: bool = True, include_core: bool = True) ->
 
 def _checked_specs(
     result: object,
-    spec_type: type[TaskSpec] | type[WrapperSpec],
+    spec_type: type[Any],
     hook: str,
     plugin: str,
     distribution: str,
-) -> list[TaskSpec | WrapperSpec]:
+) -> list[Any]:
     if not isinstance(result, list | tuple):
         _warn(
             plugin,
@@ -302,7 +302,7 @@ def _checked_specs(
     return exact
 
 
-def _exact(item: Any, spec_type: type[TaskSpec] | type[WrapperSpec]) -> Any:
+def _exact(item: Any, spec_type: type[Any]) -> Any:
     """``item`` rebuilt as exactly ``spec_type`` from its init fields, each read once.
 
     A plugin may return a subclass whose ``id`` or ``namespace`` is a property, or whose

@@ -19,12 +19,15 @@ Schedules: :class:`RandomSchedule`, :class:`SequentialSchedule`, :class:`RandomB
 :class:`SequentialBlockSchedule` (and :class:`TruncExp` / :func:`trunc_exp`, re-exported from
 :mod:`neurogym.timing`).
 
+:func:`iter_chain` walks a wrapper chain from the outermost link to the innermost env.
+
 ``neurogym.wrapper_specs()`` lists the registered wrapper specs (every name
 ``neurogym.make(id, wrappers=[...])`` accepts, core's and the plugins').
 """
 
 from __future__ import annotations
 
+from neurogym._env.chain import iter_chain
 from neurogym._trials.variables import RecordOnly
 from neurogym.wrappers._base import TrialWrapper
 from neurogym.wrappers.monitor import Monitor
@@ -63,5 +66,6 @@ __all__ = [
     "TrialHistoryV2",
     "TrialWrapper",
     "TruncExp",
+    "iter_chain",
     "trunc_exp",
 ]

@@ -254,7 +254,7 @@ class ReactionTime(gym.Wrapper[Any, Any, Any, Any]):
     Put it on the task (or inside a ``ScheduleEnvs``, one per env), not around a wrapper that
     switches envs: it edits the state of ``env.unwrapped``.
 
-    ``neurogym.train.evaluate`` scores a reaction-time trial by its ``performance``
+    ``neurogym_apps.train.evaluate`` scores a reaction-time trial by its ``performance``
     (``strict_criterion = "performance"``): the response may start at stimulus onset, and a
     response in the stimulus's first step (upstream's one-step latency) is ignored by the
     rule, not a break of fixation. With ``abort=True`` on the task, a break in the fixation

@@ -73,7 +73,7 @@ class OneTwoThreeGo(ngym.TrialEnv):
     ``TruncExp`` kept its own random state). Trials are generated batch-natively.
     """
 
-    # strict score (neurogym.train.evaluate): the env's own performance, 1 for a response
+    # strict score (neurogym_apps.train.evaluate): the env's own performance, 1 for a response
     # inside the tolerance window, which may open before the ground truth switches to "go"
     strict_criterion = "performance"
 

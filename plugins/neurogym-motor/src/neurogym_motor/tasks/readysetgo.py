@@ -80,7 +80,7 @@ class ReadySetGo(ngym.TrialEnv):
     Trials are generated batch-natively from the env's seeded generator.
     """
 
-    # strict score (neurogym.train.evaluate): the env's own performance, 1 for a response
+    # strict score (neurogym_apps.train.evaluate): the env's own performance, 1 for a response
     # inside the tolerance window, which may open before the ground truth switches to "go"
     strict_criterion = "performance"
 

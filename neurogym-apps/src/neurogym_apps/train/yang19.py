@@ -1,9 +1,9 @@
 """Yang et al. (2019) on a laptop: one network trained on all 20 tasks, scored per task.
 
-``python -m neurogym.train.yang19`` (the ``yang19`` nox session) trains one recurrent network
+``python -m neurogym_apps.train.yang19`` (the ``yang19`` nox session) trains one recurrent network
 on ``neurogym/yang19.all-v0`` (every trial one of the 20 tasks, drawn uniformly, with the
 one-hot rule input), evaluates it closed loop on each task every few minutes with the strict
-criterion of :func:`neurogym.train.evaluate` (fixation held until the response, then the
+criterion of :func:`neurogym_apps.train.evaluate` (fixation held until the response, then the
 correct response), and writes ``docs/yang19.md`` (the per-task table: final strict accuracy,
 fixation breaks, minutes and trials to 0.90), ``docs/yang19.json`` (the learning curves) and
 ``docs/figures/yang19_learning.png`` (accuracy against trials and against minutes, per task).
@@ -29,8 +29,8 @@ import numpy as np
 import torch
 
 import neurogym
-from neurogym.train._evaluate import evaluate
-from neurogym.train._trainer import TrainConfig, TrainedModel, train
+from neurogym_apps.train._evaluate import evaluate
+from neurogym_apps.train._trainer import TrainConfig, TrainedModel, train
 
 __all__ = ["MARGIN", "TARGET", "TASK_SET", "ceilings", "evaluate_per_task", "main", "targets"]
 
@@ -45,7 +45,7 @@ def ceilings(trials: int = 20_000) -> dict[str, float]:
     ``TrialEnv.ideal_observer`` of each single task (dm tasks: a matched filter that knows
     both directions; multi tasks also lose the exact ties that a hidden jitter breaks).
     """
-    from neurogym.train.learnability import ideal_ceiling
+    from neurogym_apps.train.learnability import ideal_ceiling
 
     out = {}
     for name in task_names():
@@ -156,7 +156,7 @@ def _markdown(
         "",
         "One recurrent network trained on `neurogym/yang19.all-v0` (each trial one of the 20",
         "tasks, drawn uniformly, with the one-hot rule input), evaluated closed loop on each task",
-        "with the strict criterion of `neurogym.train.evaluate`: fixation held on every step",
+        "with the strict criterion of `neurogym_apps.train.evaluate`: fixation held on every step",
         "before the response, then the correct response (a withheld no-go trial is correct).",
         f"Target: strict accuracy >= {TARGET:.2f} on every task, or within {MARGIN:.2f} of the",
         "task's ceiling where that is lower. The *ceiling* is the task's ideal observer on its",
@@ -216,7 +216,9 @@ def _write(docs: Path, record: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, evaluate as it goes, write the page; returns 1 if a task missed the target."""
-    parser = argparse.ArgumentParser(prog="python -m neurogym.train.yang19", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m neurogym_apps.train.yang19", description=__doc__
+    )
     parser.add_argument("--minutes", type=float, default=60.0, help="training budget (60)")
     parser.add_argument("--every", type=float, default=5.0, help="minutes between evaluations")
     parser.add_argument(
@@ -259,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     model.network.eval()
     final = evaluate_per_task(model, args.final_trials, seed=2)
     meta = {
-        "command": "python -m neurogym.train.yang19 " + " ".join(argv or sys.argv[1:]),
+        "command": "python -m neurogym_apps.train.yang19 " + " ".join(argv or sys.argv[1:]),
         "recipe": (
             f"GRU, {args.hidden} units, Adam lr {args.lr}, batches of {args.batch_size} mixed "
             f"trials, loss over every step up to the response (`TrainConfig.loss='valid'`), "

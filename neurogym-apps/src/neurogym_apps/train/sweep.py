@@ -1,9 +1,9 @@
 """Sweeps: one training run per (task, seed), in this process or fanned out on Ray.
 
 ``neurogym sweep TASK... --seeds 0 1 2 --steps 500 [--ray [ADDRESS]]`` on the command line.
-Each run trains with :func:`neurogym.train.train` (the seed replaced) on one torch thread and
-is scored closed loop by :func:`neurogym.train.evaluate`; a run is a pure function of its task,
-seed and config, so the Ray results equal the sequential ones (tested).
+Each run trains with :func:`neurogym_apps.train.train` (the seed replaced) on one torch thread
+and is scored closed loop by :func:`neurogym_apps.train.evaluate`; a run is a pure function of
+its task, seed and config, so the Ray results equal the sequential ones (tested).
 
 Why Ray tasks rather than Ray Tune: a sweep over tasks x seeds is a fixed grid of independent
 runs whose results are small dicts. One remote function is all it needs (results come back in
@@ -23,8 +23,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from neurogym import validate
-from neurogym.train._evaluate import evaluate
-from neurogym.train._trainer import TrainConfig, train
+from neurogym_apps.train._evaluate import evaluate
+from neurogym_apps.train._trainer import TrainConfig, train
 
 __all__ = ["main", "on_ray", "run_one", "sweep"]
 
@@ -113,7 +113,7 @@ def on_ray(
         import ray
     except ImportError as exc:
         raise ImportError(
-            'running on Ray needs the ray extra: pip install "neurogym-core[ray]"'
+            'running on Ray needs the ray extra: pip install "neurogym[ray]"'
         ) from exc
     if not ray.is_initialized():
         ray.init(address=address, num_cpus=num_cpus, include_dashboard=False)
@@ -123,7 +123,7 @@ def on_ray(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m neurogym.train.sweep``: the same as ``neurogym sweep``."""
+    """``python -m neurogym_apps.train.sweep``: the same as ``neurogym sweep``."""
     from neurogym.cli import main as cli
 
     return cli(["sweep", *(sys.argv[1:] if argv is None else argv)])

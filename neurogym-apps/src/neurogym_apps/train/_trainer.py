@@ -17,7 +17,7 @@ from torch import nn
 
 import neurogym
 from neurogym import validate
-from neurogym.train._network import CELLS, RecurrentNetwork
+from neurogym_apps.train._network import CELLS, RecurrentNetwork
 
 __all__ = ["LOSSES", "TrainConfig", "TrainedModel", "loss_weights", "train"]
 
@@ -139,7 +139,7 @@ class TrainedModel:
         return actions, state
 
     def policy(self) -> Any:
-        """``policy(ob, state) -> (action, state)`` for one env, as ``neurogym.plot`` takes."""
+        """``policy(ob, state) -> (action, state)`` for one env, as neurogym_apps.plot takes."""
 
         def step(ob: Any, state: Any) -> tuple[Any, Any]:
             actions, state = self.act(np.asarray(ob)[None], state)
@@ -265,7 +265,7 @@ def _require_batches(env: gym.Env[Any, Any], task: str) -> None:
     except UnsupportedWrapperError as exc:
         raise ValueError(
             f"{task} cannot be trained on supervised batches: {exc}. Train it with "
-            "reinforcement learning instead (neurogym.rl.as_sb3_vec_env, docs/rl.md)"
+            "reinforcement learning instead (neurogym_apps.rl.as_sb3_vec_env, docs/rl.md)"
         ) from exc
 
 

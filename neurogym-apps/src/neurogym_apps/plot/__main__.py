@@ -1,4 +1,4 @@
-"""``python -m neurogym.plot DIR``: write the example figures of docs/plotting.md into DIR."""
+"""``python -m neurogym_apps.plot DIR``: write the example figures of docs/plotting.md into DIR."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import neurogym
 from neurogym.demo import IntegratorAgent
-from neurogym.plot import collect_choices, plot_env, plot_psychometric, plot_training
 from neurogym.wrappers import Monitor
+from neurogym_apps.plot import collect_choices, plot_env, plot_psychometric, plot_training
 
 
 def _integrator(env: Any) -> Any:
@@ -56,10 +56,10 @@ def write_figures(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m neurogym.plot DIR``."""
+    """Entry point of ``python -m neurogym_apps.plot DIR``."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m neurogym.plot DIR", file=sys.stderr)
+        print("usage: python -m neurogym_apps.plot DIR", file=sys.stderr)
         return 2
     for path in write_figures(Path(args[0])):
         print(path)

@@ -1,6 +1,6 @@
-"""Supervised training of recurrent networks on neurogym tasks (extra ``neurogym-core[torch]``).
+"""Supervised training of recurrent networks on neurogym tasks (extra ``neurogym[train]``).
 
-``import neurogym`` never imports this package or torch; ``import neurogym.train`` does.
+``import neurogym`` never imports this package or torch; ``import neurogym_apps.train`` does.
 
 * :func:`train`: fits a GRU, LSTM or vanilla RNN to a task's ground truth on whole batches
   (``neurogym.batch``), by default on every step up to the response (fixation included) and
@@ -13,8 +13,8 @@
   against random and fixation-only baselines measured the same way.
 * :func:`train_and_report`: both, plus the saved model, ``metrics.json`` and figures
   (``neurogym train TASK`` on the command line).
-* :class:`TrainedModel`: ``act``, ``policy()`` (for ``neurogym.plot``), ``save``, ``load``.
-* :func:`neurogym.train.sweep.sweep`: one run per task x seed, here or as Ray tasks
+* :class:`TrainedModel`: ``act``, ``policy()`` (for ``neurogym_apps.plot``), ``save``, ``load``.
+* :func:`neurogym_apps.train.sweep.sweep`: one run per task x seed, here or as Ray tasks
   (``neurogym sweep``; docs/scale.md). :func:`evaluate` also scores stable-baselines3 models
   (docs/rl.md).
 
@@ -27,15 +27,15 @@ try:
     import torch  # noqa: F401  (checked here so the error says how to install it)
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "neurogym.train needs PyTorch, which comes with the torch extra: pip install "
-        '"neurogym-core[torch]" (on a CPU-only machine pin the CPU build, e.g. '
+        "neurogym_apps.train needs PyTorch, which comes with the torch extra: pip install "
+        '"neurogym[train]" (on a CPU-only machine pin the CPU build, e.g. '
         "pip install torch==2.13.0)"
     ) from exc
 
-from neurogym.train._evaluate import Evaluation, evaluate
-from neurogym.train._network import RecurrentNetwork
-from neurogym.train._report import RunResult, plot_loss, train_and_report, write_figures
-from neurogym.train._trainer import LOSSES, TrainConfig, TrainedModel, loss_weights, train
+from neurogym_apps.train._evaluate import Evaluation, evaluate
+from neurogym_apps.train._network import RecurrentNetwork
+from neurogym_apps.train._report import RunResult, plot_loss, train_and_report, write_figures
+from neurogym_apps.train._trainer import LOSSES, TrainConfig, TrainedModel, loss_weights, train
 
 __all__ = [
     "LOSSES",

@@ -3,7 +3,7 @@
 Tasks without a ground truth (bandits, reaching with a pointer, a learning opponent) and
 tasks behind a step-level wrapper (``perceptualdecisionmaking.roitman02``'s reaction time)
 cannot be trained on supervised batches. Each gets a declared RL recipe (PPO or sb3-contrib's
-RecurrentPPO through :func:`neurogym.rl.as_sb3_vec_env`, a step budget) and an oracle: a
+RecurrentPPO through :func:`neurogym_apps.rl.as_sb3_vec_env`, a step budget) and an oracle: a
 scripted agent that plays the task as well as what an agent sees allows (DawTwoStep's is a
 Bayesian learner of the paying state from rewards).
 """
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 import neurogym
-from neurogym.train._ceilings import observed_ceiling, scripted_score
-from neurogym.train._evaluate import evaluate
+from neurogym_apps.train._ceilings import observed_ceiling, scripted_score
+from neurogym_apps.train._evaluate import evaluate
 
 __all__ = ["RL_RECIPES", "RLRecipe", "rl_oracle", "rl_row"]
 
@@ -219,7 +219,7 @@ def rl_oracle(name: str, trials: int = 200, seed: int = 1) -> tuple[float, str]:
 
 
 def _learn(name: str, recipe: RLRecipe, seed: int = 0) -> Any:
-    from neurogym.rl import as_sb3_vec_env
+    from neurogym_apps.rl import as_sb3_vec_env
 
     env = as_sb3_vec_env(
         name, 16, seed=seed, wrappers=list(recipe.wrappers), **dict(recipe.env_kwargs)

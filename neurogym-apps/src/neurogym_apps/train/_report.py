@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from neurogym.train._evaluate import Evaluation, evaluate
-from neurogym.train._trainer import TrainConfig, TrainedModel, train
+from neurogym_apps.train._evaluate import Evaluation, evaluate
+from neurogym_apps.train._trainer import TrainConfig, TrainedModel, train
 
 __all__ = ["RunResult", "plot_loss", "train_and_report", "write_figures"]
 
@@ -37,7 +37,7 @@ def plot_loss(model: TrainedModel, window: int = 25) -> Any:
     """The training loss (and step accuracy for Discrete actions) against training steps."""
     from matplotlib.figure import Figure
 
-    from neurogym.plot import moving_average
+    from neurogym_apps.plot import moving_average
 
     history = model.history
     steps = np.asarray(history["step"])
@@ -86,7 +86,7 @@ def psychometric_figure(model: TrainedModel, title: str, seed: int = 0) -> Any:
     choices admit no fit (it always picks the same side) gets the data alone, and the title
     says why.
     """
-    from neurogym.plot import collect_choices, fit_psychometric, plot_psychometric
+    from neurogym_apps.plot import collect_choices, fit_psychometric, plot_psychometric
 
     strengths, choices = collect_choices(
         model.make_env(), model.policy(), num_trials=300, seed=seed
@@ -109,7 +109,7 @@ def write_figures(model: TrainedModel, folder: Path, seed: int = 0) -> list[Path
     env) and, for two-choice tasks with a signed strength (:func:`has_psychometric`),
     ``psychometric.png``. Any error while drawing propagates.
     """
-    from neurogym.plot import plot_env
+    from neurogym_apps.plot import plot_env
 
     folder.mkdir(parents=True, exist_ok=True)
     name = model.task.removeprefix("neurogym/").removesuffix("-v0")

@@ -12,8 +12,8 @@ import numpy as np
 
 import neurogym
 from neurogym import validate
-from neurogym._env.chain import iter_chain
-from neurogym.train._sb3 import is_predict_model, predict_policy, predict_task
+from neurogym.wrappers import iter_chain
+from neurogym_apps.train._sb3 import is_predict_model, predict_policy, predict_task
 
 __all__ = [
     "FIXATE_THEN_RESPOND",
@@ -327,7 +327,7 @@ def evaluate(
     ``chance``, a random and a fixation-only policy are measured the same way.
 
     Args:
-        model: A :class:`~neurogym.train.TrainedModel`, or a stable-baselines3 model (PPO,
+        model: A :class:`~neurogym_apps.train.TrainedModel`, or a stable-baselines3 model (PPO,
             A2C, RecurrentPPO, ...: its ``predict`` is called deterministically for all envs
             at once; a recurrent state restarts per trial through ``episode_start``).
         trials: Trials to run.
@@ -336,7 +336,7 @@ def evaluate(
         chance: Also measure the baselines.
         env_kwargs: Task arguments (default: the ones it was trained with).
         task: The task id, for a stable-baselines3 model whose env was not made by
-            :func:`neurogym.rl.as_sb3_vec_env` (default: the model's task).
+            :func:`neurogym_apps.rl.as_sb3_vec_env` (default: the model's task).
 
     Returns:
         The :class:`Evaluation`.

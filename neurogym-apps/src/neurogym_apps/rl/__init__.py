@@ -1,7 +1,7 @@
-"""Reinforcement learning with stable-baselines3 (extra ``neurogym-core[rl]``).
+"""Reinforcement learning with stable-baselines3 (extra ``neurogym[rl]``).
 
 ``import neurogym`` never imports this package, stable-baselines3 or torch;
-``import neurogym.rl`` does.
+``import neurogym_apps.rl`` does.
 
 * :func:`as_sb3_vec_env`: ``N`` envs of a task as a stable-baselines3 ``VecEnv``. A task the
   native vector env can step (``gymnasium.make_vec``, docs/architecture.md §9.4) is served by
@@ -10,8 +10,8 @@
   ``DummyVecEnv`` of ``N`` single envs seeded ``s, s+1, ...``: same observations, rewards,
   dones, ``terminal_observation`` and ``TimeLimit.truncated``.
 
-Trained models are scored with :func:`neurogym.train.evaluate` (closed loop, per trial) and
-drawn with :mod:`neurogym.plot`. See docs/rl.md.
+Trained models are scored with :func:`neurogym_apps.train.evaluate` (closed loop, per trial) and
+drawn with :mod:`neurogym_apps.plot`. See docs/rl.md.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ try:
     import stable_baselines3  # noqa: F401  (checked here so the error says how to install it)
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "neurogym.rl needs stable-baselines3, which comes with the rl extra: pip install "
-        '"neurogym-core[rl]" (it pins the CPU-capable torch==2.13.0)'
+        "neurogym_apps.rl needs stable-baselines3, which comes with the rl extra: pip install "
+        '"neurogym[rl]" (it pins the CPU-capable torch==2.13.0)'
     ) from exc
 
-from neurogym.rl._vecenv import TrialSB3VecEnv, as_sb3_vec_env
+from neurogym_apps.rl._vecenv import TrialSB3VecEnv, as_sb3_vec_env
 
 __all__ = ["TrialSB3VecEnv", "as_sb3_vec_env"]

@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from neurogym import validate
-from neurogym.plot._run import Policy, run_env
+from neurogym_apps.plot._run import Policy, run_env
 
 __all__ = ["PsychometricFit", "collect_choices", "fit_psychometric", "plot_psychometric"]
 
@@ -169,7 +169,7 @@ def collect_choices(
     Raises:
         ValueError: If the task is not a two-choice task or lacks the strength key.
     """
-    from neurogym.plot._run import resolve_env
+    from neurogym_apps.plot._run import resolve_env
 
     env = resolve_env(env_or_id, **kwargs)
     names = getattr(env.action_space, "name", None) or {}

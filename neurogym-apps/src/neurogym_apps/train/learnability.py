@@ -1,6 +1,6 @@
 """The learnability table: every installed task trained with one recipe and budget.
 
-``python -m neurogym.train.learnability --out docs/learnability.md`` (the ``learn`` nox
+``python -m neurogym_apps.train.learnability --out docs/learnability.md`` (the ``learn`` nox
 session) trains a GRU on every task of every installed plugin, evaluates it closed loop, and
 writes a Markdown table: closed-loop performance against chance (the better of a random and a
 fixation-only policy) and against a scripted agent that plays the ground truth, where the task
@@ -27,13 +27,12 @@ import torch
 
 import neurogym
 from neurogym import validate
-from neurogym._env.chain import iter_chain
 from neurogym.data import UnsupportedWrapperError, batch_source
-from neurogym.train._ceilings import observed_ceiling, scripted_score
-from neurogym.train._evaluate import evaluate
-from neurogym.train._rl_rows import RL_RECIPES, rl_row
-from neurogym.train._trainer import TrainConfig, train
-from neurogym.wrappers import MultiEnvs
+from neurogym.wrappers import MultiEnvs, iter_chain
+from neurogym_apps.train._ceilings import observed_ceiling, scripted_score
+from neurogym_apps.train._evaluate import evaluate
+from neurogym_apps.train._rl_rows import RL_RECIPES, rl_row
+from neurogym_apps.train._trainer import TrainConfig, train
 
 __all__ = [
     "LEARNED_FRACTION",
@@ -118,7 +117,7 @@ def oracle_performance(
     """Closed-loop strict accuracy of an agent that plays the ground truth at every step.
 
     Measured with the same closed loop, seeds and strict criterion as the network and the
-    chance baselines in :func:`~neurogym.train.evaluate`.
+    chance baselines in :func:`~neurogym_apps.train.evaluate`.
     """
 
     def play_ground_truth(env: Any) -> Any:
@@ -331,7 +330,8 @@ def _header(runs: str) -> list[str]:
         "# Learnability",
         "",
         "Every task of every installed plugin, trained with one recipe and budget and evaluated",
-        "closed loop: the network steps the env. *accuracy* is strict (`neurogym.train.evaluate`:",
+        "closed loop: the network steps the env. *accuracy* is strict "
+        "(`neurogym_apps.train.evaluate`:",
         "fixation held on every step before the response, then the correct response; tasks",
         "scored by their own criterion use the env's performance); *env perf.* is the env's own",
         '`info["performance"]`. *chance* is the better of a random and a fixation-only policy',
@@ -355,10 +355,10 @@ def _header(runs: str) -> list[str]:
         "the training time used. Evaluation: 500 other trials, seed 1, the network's state "
         "restarting at every trial. Task arguments other than the defaults are shown next to "
         "the task (`TASK_KWARGS`), per-task recipe changes in brackets (`RECIPES`); "
-        "`neurogym/train/learnability.py` says why for each.",
+        "`neurogym_apps/train/learnability.py` says why for each.",
         "- RL recipe (tasks without a ground truth, or behind a step-level wrapper): "
         "stable-baselines3 PPO or sb3-contrib RecurrentPPO (`RL_RECIPES` in "
-        "`neurogym/train/_rl_rows.py`, with the reason for each), 16 envs, the budget in "
+        "`neurogym_apps/train/_rl_rows.py`, with the reason for each), 16 envs, the budget in "
         "steps; evaluated the same way (with the state carried across trials where trained "
         "so). Their *oracle* is a scripted agent that sees what an agent sees (DawTwoStep's "
         "learns the rewarded state from rewards; MatchingPenny's opponent is predictable from "
@@ -447,7 +447,7 @@ def _refuse_unknown_names(parser: argparse.ArgumentParser, args: argparse.Namesp
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train the selected tasks, merge them into the stored rows and write the table."""
-    parser = argparse.ArgumentParser(prog="python -m neurogym.train.learnability")
+    parser = argparse.ArgumentParser(prog="python -m neurogym_apps.train.learnability")
     parser.add_argument("--out", type=Path, default=Path("docs/learnability.md"))
     parser.add_argument(
         "--seconds", type=float, default=300.0, help="training budget per task (300)"
@@ -511,10 +511,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.ray is None:
         rows = [_reported(_row(*call)) for call in calls]
     else:
-        from neurogym.train.sweep import on_ray
+        from neurogym_apps.train.sweep import on_ray
 
         rows = [_reported(row) for row in on_ray(_row_one_thread, calls, address=args.ray or None)]
-    command = "python -m neurogym.train.learnability " + " ".join(argv or sys.argv[1:])
+    command = "python -m neurogym_apps.train.learnability " + " ".join(argv or sys.argv[1:])
     run = {"command": command.strip(), "minutes": round((time.perf_counter() - start) / 60, 1)}
     rows = [{**row, "run": run} for row in rows]
     covered: set[Any] = (

@@ -10,7 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from neurogym import validate
-from neurogym.plot._run import Policy, Run, run_env
+from neurogym_apps.plot._run import Policy, Run, run_env
 
 __all__ = ["plot_env"]
 
@@ -148,7 +148,7 @@ def plot_env(
     Returns:
         A ``matplotlib.figure.Figure`` (no pyplot state involved): ``fig.savefig(path)``.
     """
-    from neurogym.plot._run import resolve_env
+    from neurogym_apps.plot._run import resolve_env
 
     validate.choice(ob_style, "ob_style", ("auto", "traces", "heatmap"))
     env = resolve_env(env_or_id, **kwargs)

@@ -2,7 +2,7 @@
 
 Both the supervised rows (``learnability.py``) and the RL rows (``_rl_rows.py``) score their
 ceilings here, so an oracle is measured with the same closed loop, seeds and strict
-criterion as the network and the chance baselines in :func:`~neurogym.train.evaluate`.
+criterion as the network and the chance baselines in :func:`~neurogym_apps.train.evaluate`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 import neurogym
-from neurogym.train._evaluate import run_closed_loop, strict_criterion
+from neurogym_apps.train._evaluate import run_closed_loop, strict_criterion
 
 __all__ = ["observed_ceiling", "scripted_score"]
 

@@ -10,9 +10,9 @@ from typing import Any
 import torch
 
 from neurogym.cli import CommandError
-from neurogym.train._evaluate import Evaluation
-from neurogym.train._report import train_and_report
-from neurogym.train._trainer import TrainConfig
+from neurogym_apps.train._evaluate import Evaluation
+from neurogym_apps.train._report import train_and_report
+from neurogym_apps.train._trainer import TrainConfig
 
 __all__ = ["format_table", "run"]
 

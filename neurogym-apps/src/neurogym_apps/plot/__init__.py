@@ -1,6 +1,6 @@
-"""Plots of tasks, behaviour and training (needs the ``plot`` extra: ``neurogym-core[plot]``).
+"""Plots of tasks, behaviour and training (needs the ``plot`` extra: ``neurogym[plot]``).
 
-``import neurogym`` never imports this package or matplotlib; ``neurogym.plot`` does.
+``import neurogym`` never imports this package or matplotlib; ``neurogym_apps.plot`` does.
 Every function returns a ``matplotlib.figure.Figure`` built without pyplot (no global state,
 no display needed): save it with ``fig.savefig("trial.png")``.
 
@@ -10,7 +10,7 @@ no display needed): save it with ``fig.savefig("trial.png")``.
   curves of two-choice tasks.
 * :func:`plot_training`: reward and performance over trials from a ``Monitor``.
 
-``python -m neurogym.plot DIR`` writes the example figures of ``docs/plotting.md``.
+``python -m neurogym_apps.plot DIR`` writes the example figures of ``docs/plotting.md``.
 """
 
 from __future__ import annotations
@@ -19,19 +19,19 @@ try:
     import matplotlib  # noqa: F401  (checked here so the error says how to install it)
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "neurogym.plot needs matplotlib, which comes with the plot extra: pip install "
-        '"neurogym-core[plot]"'
+        "neurogym_apps.plot needs matplotlib, which comes with the plot extra: pip install "
+        '"neurogym[plot]"'
     ) from exc
 
-from neurogym.plot._envplot import plot_env
-from neurogym.plot._psychometric import (
+from neurogym_apps.plot._envplot import plot_env
+from neurogym_apps.plot._psychometric import (
     PsychometricFit,
     collect_choices,
     fit_psychometric,
     plot_psychometric,
 )
-from neurogym.plot._run import Run, run_env
-from neurogym.plot._training import moving_average, plot_training
+from neurogym_apps.plot._run import Run, run_env
+from neurogym_apps.plot._training import moving_average, plot_training
 
 __all__ = [
     "PsychometricFit",

@@ -1,6 +1,6 @@
 """The main job: train a small network on one showcase task of each installed family.
 
-``python -m neurogym.train.showcase`` (what ``python3 run.py train`` runs) trains a GRU on
+``python -m neurogym_apps.train.showcase`` (what ``python3 run.py train`` runs) trains a GRU on
 each task below whose family is installed, for its share of about three minutes on two CPU
 cores, evaluates it closed loop (strict accuracy: fixation held, then the correct response)
 against chance, prints a table and writes every run (model,
@@ -19,9 +19,9 @@ from pathlib import Path
 import torch
 
 import neurogym
-from neurogym.train._cli import format_table
-from neurogym.train._report import train_and_report
-from neurogym.train._trainer import TrainConfig
+from neurogym_apps.train._cli import format_table
+from neurogym_apps.train._report import train_and_report
+from neurogym_apps.train._trainer import TrainConfig
 
 __all__ = ["SHOWCASE", "main"]
 
@@ -43,7 +43,9 @@ def installed(names: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the showcase; returns 0 (1 if a floor given with ``--floor`` was missed)."""
-    parser = argparse.ArgumentParser(prog="python -m neurogym.train.showcase", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m neurogym_apps.train.showcase", description=__doc__
+    )
     parser.add_argument("--out", type=Path, default=Path("runs/showcase"), help="(runs/showcase)")
     parser.add_argument(
         "--scale", type=float, default=1.0, help="multiply every training budget (1.0)"

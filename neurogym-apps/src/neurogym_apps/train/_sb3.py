@@ -1,6 +1,6 @@
 """stable-baselines3 style models (``model.predict``) as batch policies for closed-loop runs.
 
-Duck-typed: nothing here imports stable-baselines3, so ``neurogym.train`` works without it.
+Duck-typed: nothing here imports stable-baselines3, so ``neurogym_apps.train`` works without it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def predict_task(
     """The task id and arguments to evaluate a predict-model on.
 
     Given ones win; otherwise they come from the env the model was trained on when
-    :func:`neurogym.rl.as_sb3_vec_env` made it (through any ``VecEnvWrapper``).
+    :func:`neurogym_apps.rl.as_sb3_vec_env` made it (through any ``VecEnvWrapper``).
 
     Raises:
         ValueError: No task was given and the model's env does not know it.
@@ -36,7 +36,8 @@ def predict_task(
     if task is None:
         raise ValueError(
             f"cannot tell which task to evaluate {type(model).__name__} on: pass task='...' "
-            "(its env was not made by neurogym.rl.as_sb3_vec_env, or it was loaded without one)"
+            "(its env was not made by neurogym_apps.rl.as_sb3_vec_env, or it was loaded without "
+            "one)"
         )
     if env_kwargs is None:
         same_task = task == known

@@ -41,7 +41,7 @@ class TrialSB3VecEnv(VecEnv):
     Args:
         venv: The native vector env (``neurogym.vector.make_vector_env``).
         full_info: Report every info key every step (see above).
-        task: The task id the env was made from (kept for :func:`neurogym.train.evaluate`).
+        task: The task id the env was made from (kept for :func:`neurogym_apps.train.evaluate`).
         make_kwargs: The arguments it was made with (likewise).
     """
 
@@ -211,7 +211,7 @@ class NeurogymDummyVecEnv(DummyVecEnv):
     """stable-baselines3's ``DummyVecEnv`` over neurogym single envs, remembering the task.
 
     Used for tasks the native vector env cannot step (wrapped, custom ``step``); it knows the
-    task id and arguments so that :func:`neurogym.train.evaluate` can rebuild the env.
+    task id and arguments so that :func:`neurogym_apps.train.evaluate` can rebuild the env.
     """
 
     def __init__(
