@@ -72,9 +72,9 @@ def test_a_first_party_command_that_is_not_installed_says_which_package_brings_i
 def test_help_lists_the_missing_first_party_commands(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
-    out = capsys.readouterr().out
-    assert 'train               not installed (neurogym-apps: "neurogym[train]")' in out
-    assert 'plot                not installed (neurogym-apps: "neurogym[plot]")' in out
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps to the terminal's width
+    assert 'train not installed (neurogym-apps: "neurogym[train]")' in out
+    assert 'plot not installed (neurogym-apps: "neurogym[plot]")' in out
 
 
 def test_a_plugin_command_runs_with_its_own_arguments(capsys, installed_fake_plugin):
@@ -99,7 +99,7 @@ def test_a_plugin_commands_module_is_imported_only_when_it_runs(capsys, installe
     assert "fake_commands" not in sys.modules
     with pytest.raises(SystemExit):
         cli.main(["--help"])
-    assert "hello               say hello" in capsys.readouterr().out
+    assert "hello say hello" in " ".join(capsys.readouterr().out.split())
     assert "fake_commands" not in sys.modules
 
 
@@ -127,7 +127,7 @@ def test_core_and_first_party_command_names_cannot_be_taken(
         "fake-thief", _declaring(spec), files={"fake_commands.py": COMMANDS_MODULE}
     )
     with pytest.warns(NeurogymPluginWarning) as record:
-        code, _, err = run(capsys, name, "x")
+        code, _, err = run(capsys, name, *(["x"] if name == "train" else []))
     assert (
         f"neurogym plugin 'fake_thief' from distribution 'fake-thief' declares command "
         f"{name!r}, which {problem}; it is ignored"
@@ -136,6 +136,8 @@ def test_core_and_first_party_command_names_cannot_be_taken(
     if name == "train":
         assert code == 1
         assert "comes with neurogym-apps, which is not installed" in err
+    else:
+        assert code == 0  # core's own list ran
 
 
 def test_a_command_declared_by_two_plugins_is_registered_for_neither(

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from neurogym._registry.checked import checked_specs
 from neurogym._registry.firstparty import FIRST_PARTY
 from neurogym._registry.specs import (
     _check_entry_point,
@@ -80,7 +81,8 @@ class CommandSpec:
     distribution: str = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME_RE.fullmatch(self.name):
+        name: object = self.name  # a plugin may pass anything
+        if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
             raise ValueError(f"invalid command name {self.name!r}: expected {_NAME_FORM}")
         owner = f"command {self.name!r}"
         _check_entry_point(self.entry_point, owner)
@@ -115,8 +117,6 @@ def _warn(message: str) -> None:
 
 def _declared(pm: Any, plugin: str) -> list[CommandSpec]:
     """One plugin's command specs, checked; a plugin whose hook raises declares none."""
-    from neurogym._registry.plugins import _checked_specs  # plugins imports this module's peers
-
     distribution = pm.distributions.get(plugin, "")
     specs: list[CommandSpec] = []
     for impl in pm.hook.neurogym_commands.get_hookimpls():
@@ -133,7 +133,7 @@ def _declared(pm: Any, plugin: str) -> list[CommandSpec]:
                 f"{type(exc).__name__}: {exc}; its commands are unavailable"
             )
             return []
-        checked = _checked_specs(result, CommandSpec, "neurogym_commands", plugin, distribution)
+        checked = checked_specs(result, CommandSpec, "neurogym_commands", plugin, distribution)
         specs.extend(
             dataclasses.replace(spec, plugin=plugin, distribution=distribution)
             for spec in checked

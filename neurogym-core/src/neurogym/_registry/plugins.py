@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import reprlib
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import importlib_metadata
 import pluggy
 
 from neurogym import hookspecs
 from neurogym._registry import builtin
+from neurogym._registry.checked import checked_specs
 from neurogym._registry.firstparty import (
     FIRST_PARTY_NAMESPACE,
     distribution_key,
@@ -263,64 +263,6 @@ def build_plugin_manager(*, discover: bool = True, include_core: bool = True) ->
     return pm
 
 
-def _checked_specs(
-    result: object,
-    spec_type: type[Any],
-    hook: str,
-    plugin: str,
-    distribution: str,
-) -> list[Any]:
-    if not isinstance(result, list | tuple):
-        _warn(
-            plugin,
-            distribution,
-            f"returned a {type(result).__name__} from {hook}(), not a list of "
-            f"{spec_type.__name__}; it is ignored",
-        )
-        return []
-    bad = [item for item in result if not isinstance(item, spec_type)]
-    if bad:
-        _warn(
-            plugin,
-            distribution,
-            f"returned items that are not {spec_type.__name__} from {hook}(): "
-            f"{reprlib.repr(bad)}; they are ignored",
-        )
-    exact = []
-    for item in result:
-        if not isinstance(item, spec_type):
-            continue
-        try:
-            exact.append(_exact(item, spec_type))
-        except Exception as exc:  # a hostile subclass: a property that raises, bad fields
-            _warn(
-                plugin,
-                distribution,
-                f"returned a {type(item).__name__} from {hook}() whose fields cannot be read "
-                f"as a {spec_type.__name__} ({type(exc).__name__}: {exc}); it is ignored",
-            )
-    return exact
-
-
-def _exact(item: Any, spec_type: type[Any]) -> Any:
-    """``item`` rebuilt as exactly ``spec_type`` from its init fields, each read once.
-
-    A plugin may return a subclass whose ``id`` or ``namespace`` is a property, or whose
-    ``__post_init__`` sets ``distribution``: nothing the registry decides (ids, namespaces,
-    which distribution declared what) may come from such code, so the registry only ever
-    holds the base class, rebuilt from plain values; ``plugin`` and ``distribution`` are set
-    by the registry afterwards.
-    """
-    if type(item) is spec_type:
-        return item
-    values = {
-        field.name: getattr(item, field.name)
-        for field in dataclasses.fields(spec_type)
-        if field.init and field.name not in ("plugin", "distribution")
-    }
-    return spec_type(**values)
-
-
 def _outside_reserved_namespace(
     specs: list[TaskSpec | WrapperSpec], plugin: str, distribution: str
 ) -> list[TaskSpec | WrapperSpec]:
@@ -370,7 +312,7 @@ def _plugin_specs(pm: PluginManager, plugin: str) -> list[TaskSpec | WrapperSpec
                 )
                 pm.unregister(name=plugin)
                 return []
-            checked = _checked_specs(result, spec_type, hook, plugin, distribution)
+            checked = checked_specs(result, spec_type, hook, plugin, distribution)
             checked = _outside_reserved_namespace(checked, plugin, distribution)
             specs.extend(
                 dataclasses.replace(spec, plugin=plugin, distribution=distribution)
