@@ -245,9 +245,10 @@ class AuthoringMixin:
         """Action values named ``where`` (cached per space object); index it with choices."""
         space = self.action_space
         cache = self.__dict__.setdefault("_action_tables", {})
-        hit = cache.get(where)
+        key = tuple(where) if isinstance(where, list) else where  # a list of names: hashable
+        hit = cache.get(key)
         if hit is None or hit[0] is not space:  # the space was replaced: resolve again
-            hit = cache[where] = (space, action_table(where, space))
+            hit = cache[key] = (space, action_table(where, space))
         table: np.ndarray = hit[1]
         return table
 

@@ -171,11 +171,23 @@ def gt_by_step(gt: np.ndarray | None) -> Any:
 
 
 def action_table(where: WhereArg, space: Any) -> np.ndarray:
-    """The action values named ``where`` in a Discrete space, as an array."""
+    """The action values named ``where`` in a Discrete space, as an array.
+
+    ``where`` is an action name, or a list of names whose actions are concatenated in that
+    order (``where=["nogo", "go"]``: value 0 is the ``nogo`` action, 1 the ``go`` one).
+    """
     names = getattr(space, "name", None) or {}
-    if not isinstance(where, str) or where not in names:
-        raise KeyError(f"where={where!r} is not an action name; action names: {sorted(names)}")
-    return np.atleast_1d(np.asarray(names[where]))
+    listed = [where] if isinstance(where, str) else where
+    if (
+        not isinstance(listed, (list, tuple))
+        or not listed
+        or not all(isinstance(name, str) and name in names for name in listed)
+    ):
+        raise KeyError(
+            f"where={where!r} is not an action name or a list of them; action names: "
+            f"{sorted(names)}"
+        )
+    return np.concatenate([np.atleast_1d(np.asarray(names[name])) for name in listed])
 
 
 def scatter_rows(

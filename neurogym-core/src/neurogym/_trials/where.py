@@ -17,6 +17,7 @@ __all__ = [
     "WhereArg",
     "as_period_list",
     "fit_value",
+    "named_dims",
     "per_row",
     "period_spans",
     "resolve_where",
@@ -99,7 +100,8 @@ def resolve_where(where: WhereArg, space: Any, kind: str) -> Index:
     """Turns a ``where=`` argument into an index into the space's last axis.
 
     Args:
-        where: ``None`` (all dims), a dim name, an int, a list/range/array of ints or a slice.
+        where: ``None`` (all dims), a dim name, a list of dim names (their dims, in that
+            order), an int, a list/range/array of ints or a slice.
         space: The observation or action space (its ``name`` maps dim names to indices).
         kind: ``"observation"`` or ``"action"`` (for messages).
 
@@ -114,14 +116,13 @@ def resolve_where(where: WhereArg, space: Any, kind: str) -> Index:
         return None
     size = space.shape[-1] if getattr(space, "shape", None) else 1
     if isinstance(where, str):
-        names = getattr(space, "name", None) or {}
-        if where not in names:
-            raise KeyError(
-                f"where={where!r} is not a dim name of the {kind} space; "
-                f"valid names: {sorted(names)}"
-            )
-        value = names[where]
+        value = named_dims(where, space, kind)
         return value if isinstance(value, int) else _as_index(value)
+    if _all_names(where):  # several dim names: their dims, in the order given
+        return _as_index(np.concatenate([
+            np.atleast_1d(np.asarray(named_dims(name, space, kind), dtype=np.intp))
+            for name in where
+        ]))  # fmt: skip
     if isinstance(where, slice):
         return where
     if isinstance(where, (int, np.integer)) and not isinstance(where, bool):
@@ -131,12 +132,36 @@ def resolve_where(where: WhereArg, space: Any, kind: str) -> Index:
     indices = np.asarray(list(where) if isinstance(where, range) else where)
     if indices.ndim != 1 or not (indices.size == 0 or np.issubdtype(indices.dtype, np.integer)):
         raise TypeError(
-            f"where={where!r}: expected a dim name, an int, a list/range/array of ints or a slice"
+            f"where={where!r}: expected a dim name, an int, a slice, or a list of dim names or "
+            "of ints (a range or an int array too)"
         )
     bad = [int(i) for i in indices if not -size <= i < size]
     if bad:
         raise IndexError(f"where={where!r}: indices {bad} outside the {kind} space's {size} dims")
     return _as_index(np.where(indices < 0, indices + size, indices))  # -1 is the last dim
+
+
+def named_dims(name: str, space: Any, kind: str) -> Any:
+    """The dims (an int, or a list/range of ints) the space names ``name``.
+
+    Raises:
+        KeyError: ``name`` is not a dim name of the space; the message lists the valid ones.
+    """
+    names = getattr(space, "name", None) or {}
+    if name not in names:
+        raise KeyError(
+            f"where={name!r} is not a dim name of the {kind} space; valid names: {sorted(names)}"
+        )
+    return names[name]
+
+
+def _all_names(where: Any) -> bool:
+    """Whether ``where`` is a non-empty list or tuple of dim names (str)."""
+    return (
+        isinstance(where, (list, tuple))
+        and len(where) > 0
+        and all(isinstance(item, str) for item in where)
+    )
 
 
 def fit_value(
