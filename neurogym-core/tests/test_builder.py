@@ -1075,7 +1075,7 @@ def test_unknown_where_name_raises():
         ([0, 7], IndexError, "where=[0, 7]: indices [7] outside the observation space's 4 dims"),
         (range(2, 6), IndexError, "indices [4, 5]"),
         (np.array([9]), IndexError, "indices [9]"),
-        (1.5, TypeError, "where=1.5: expected a dim name, an int, a list/range/array of ints"),
+        (1.5, TypeError, "where=1.5: expected a dim name, an int, a slice, or a list of dim"),
         ([0.5], TypeError, "where=[0.5]: expected"),
     ],
 )

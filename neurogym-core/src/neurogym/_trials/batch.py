@@ -183,10 +183,8 @@ def action_table(where: WhereArg, space: Any) -> np.ndarray:
         or not listed
         or not all(isinstance(name, str) and name in names for name in listed)
     ):
-        raise KeyError(
-            f"where={where!r} is not an action name or a list of them; action names: "
-            f"{sorted(names)}"
-        )
+        kind = "an action name" if isinstance(where, str) else "an action name or a list of them"
+        raise KeyError(f"where={where!r} is not {kind}; action names: {sorted(names)}")
     return np.concatenate([np.atleast_1d(np.asarray(names[name])) for name in listed])
 
 
