@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 import operator
 import warnings
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, SupportsFloat
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -16,13 +16,12 @@ from neurogym._env.authoring import AuthoringMixin
 from neurogym._env.current import CurrentTrial
 from neurogym._env.overrides import Overrides
 from neurogym._env.prefetch import BLOCK, TrialPool, refuse_prefetch_setting
-from neurogym._env.rewards import CheckedRewards
+from neurogym._env.rewards import RewardsAndTiming
 from neurogym._trials.batch import refuse_empty_trials
 from neurogym._trials.builder import BatchBuilder, TrialBatch
 from neurogym._trials.stack import loop_trials
 from neurogym._trials.variables import RecordOnly, check_forced_finite, kept_forced
 from neurogym.rules import OutcomeTable, StandardDecision
-from neurogym.timing import TimingDict
 
 __all__ = ["OBNOW", "EmptyPeriodWarning", "TrialEnv"]
 
@@ -67,7 +66,7 @@ class EmptyPeriodWarning(UserWarning):
     """A period with a positive timing spec lasts less than one step at this ``dt``."""
 
 
-class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
+class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
     """Base class of trial-based tasks.
 
     Subclasses set, in ``__init__``: ``observation_space`` and ``action_space`` (ideally
@@ -109,14 +108,6 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
     ``"performance"`` (the env's own ``performance``: timing, reaching, value-based tasks).
     None derives it: fixate-then-respond when the action space names a ``fixation`` action and
     trials have a ground truth, else performance."""
-    optional_rewards: tuple[str, ...] = ()
-    """Reward keys the task accepts in ``rewards=`` beyond its defaults (e.g. ``"fail"``)."""
-    optional_timing: tuple[str, ...] = ()
-    """Timing keys the task accepts in ``timing=`` beyond its defaults."""
-    if TYPE_CHECKING:
-        rewards: dict[str, float]
-    else:
-        rewards = CheckedRewards()
     cross_trial_state: bool = False
     """Trial generation depends on earlier trials (curricula, blocks): batches are consecutive
     trials of one env, and the task must not prefetch."""
@@ -143,7 +134,14 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         if "render_modes" not in cls.metadata:
             cls.metadata = {"render_modes": [], **cls.metadata}
 
-    def __init__(self, dt: float = 100, r_tmax: float = 0) -> None:
+    def __init__(
+        self,
+        dt: float = 100,
+        r_tmax: float = 0,
+        *,
+        rewards: Mapping[str, float] | None = None,
+        timing: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__()
         self.metadata = _metadata_of(type(self))
         if not _is_positive_number(dt) or not np.isfinite(dt):
@@ -155,8 +153,7 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self._default_tmax: float = 10000
         self.num_tr = 0
         self.performance: float = 0
-        self.rewards = {}
-        self._timing = TimingDict()
+        self._configure(rewards, timing)  # default_rewards / default_timing, then overrides
         self.abort = False
         self._current = CurrentTrial.empty_trial(dt, self._default_tmax)
         self._default_ob_value: float | None = None
@@ -175,16 +172,6 @@ class TrialEnv(AuthoringMixin, gym.Env[np.ndarray, Any]):
         self.__dict__ = dict(self.__dict__)
 
     # ------------------------------------------------------------------ properties
-    @property
-    def timing(self) -> TimingDict:
-        """Period name to timing spec; validated when set (see :mod:`neurogym.timing`)."""
-        return self._timing
-
-    @timing.setter
-    def timing(self, value: Any) -> None:
-        timing = value if isinstance(value, TimingDict) else TimingDict(value)
-        self._timing = timing.bind(self.dt, type(self).optional_timing, type(self).__name__)
-
     @property
     def rng(self) -> np.random.Generator:
         """The env's generator (gymnasium's ``np_random``), re-seeded by ``reset(seed=...)``."""

@@ -1,23 +1,26 @@
 """Reward and timing keys: a task accepts the keys it declares, and nothing else.
 
-A task's ``__init__`` assigns its defaults (``self.rewards = {...}``, ``self.timing = {...}``)
-and may add keys item by item; the user's overrides then come in through ``update()``
-(``self.rewards.update(rewards)``). ``update()`` accepts the keys already present plus the
-optional ones the class declares (``optional_rewards``, ``optional_timing``: e.g. a ``fail``
-reward that is 0 unless given); any other key raises, naming it, the valid keys and the
-closest one. So ``rewards={"corect": 5}`` or a timing key ``"stimulis"`` can no longer be
-accepted silently.
+A task declares its defaults as class attributes (``default_rewards = {...}``,
+``default_timing = {...}``) and passes the user's ``rewards=`` and ``timing=`` on to
+``TrialEnv.__init__``, which starts from the defaults and applies the overrides through
+``update()`` (:class:`RewardsAndTiming`). Upstream-style code that assigns ``self.rewards =
+{...}`` and calls ``self.rewards.update(rewards)`` in its own ``__init__`` works the same way.
+``update()`` accepts the keys already present plus the optional ones the class declares
+(``optional_rewards``, ``optional_timing``: e.g. a ``fail`` reward that is 0 unless given); any
+other key raises, naming it, the valid keys and the closest one. So ``rewards={"corect": 5}``
+or a timing key ``"stimulis"`` can no longer be accepted silently.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from neurogym.timing import TimingDict
 from neurogym.validate import check_keys, number
 
-__all__ = ["CheckedRewards", "RewardDict"]
+__all__ = ["CheckedRewards", "RewardDict", "RewardsAndTiming"]
 
 _versions = itertools.count(1 << 20)  # large ints: each version is its own object
 
@@ -124,3 +127,47 @@ class CheckedRewards:
         else:
             value = RewardDict(value, cls.optional_rewards, cls.__name__)
         env.__dict__[self.name] = value
+
+
+class RewardsAndTiming:
+    """A task's rewards and timing: class-level defaults, overridden key by key.
+
+    A base of ``TrialEnv``; ``TrialEnv.__init__`` calls :meth:`_configure`.
+    """
+
+    default_rewards: ClassVar[Mapping[str, float]] = {}
+    """The task's rewards; ``rewards=`` passed on to ``TrialEnv.__init__`` overrides keys."""
+    default_timing: ClassVar[Mapping[str, Any]] = {}
+    """The task's periods and their timing specs; ``timing=`` overrides periods."""
+    optional_rewards: tuple[str, ...] = ()
+    """Reward keys the task accepts in ``rewards=`` beyond its defaults (e.g. ``"fail"``)."""
+    optional_timing: tuple[str, ...] = ()
+    """Timing keys the task accepts in ``timing=`` beyond its defaults."""
+    if TYPE_CHECKING:
+        rewards: dict[str, float]
+        dt: float
+    else:
+        rewards = CheckedRewards()
+    _timing: TimingDict
+
+    @property
+    def timing(self) -> TimingDict:
+        """Period name to timing spec; validated when set (see :mod:`neurogym.timing`)."""
+        return self._timing
+
+    @timing.setter
+    def timing(self, value: Any) -> None:
+        timing = value if isinstance(value, TimingDict) else TimingDict(value)
+        self._timing = timing.bind(self.dt, type(self).optional_timing, type(self).__name__)
+
+    def _configure(self, rewards: Mapping[str, float] | None, timing: Any) -> None:
+        """The class's defaults, then ``rewards`` and ``timing`` over them (checked keys)."""
+        cls = type(self)
+        self.rewards = dict(cls.default_rewards)
+        if rewards:
+            self.rewards.update(rewards)
+        self._timing = TimingDict()
+        if cls.default_timing or timing:
+            self.timing = dict(cls.default_timing)
+            if timing:
+                self.timing.update(timing)

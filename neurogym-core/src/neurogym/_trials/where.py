@@ -7,7 +7,7 @@ raising precise errors that name the bad value and what would be valid.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeGuard
 
 import numpy as np
 
@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 PeriodArg: TypeAlias = str | Sequence[str] | None
-WhereArg: TypeAlias = str | int | Sequence[int] | range | slice | np.ndarray | None
+WhereArg: TypeAlias = str | int | Sequence[int] | Sequence[str] | range | slice | np.ndarray | None
 Index: TypeAlias = int | slice | np.ndarray | None
 
 
@@ -155,7 +155,7 @@ def named_dims(name: str, space: Any, kind: str) -> Any:
     return names[name]
 
 
-def _all_names(where: Any) -> bool:
+def _all_names(where: Any) -> TypeGuard[Sequence[str]]:
     """Whether ``where`` is a non-empty list or tuple of dim names (str)."""
     return (
         isinstance(where, (list, tuple))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -61,6 +61,19 @@ class GoNogo(ngym.TrialEnv):
     seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {
+        "abort": -0.1,
+        "correct": +1.0,
+        "fail": -0.5,
+        "miss": -0.5,
+    }
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 0,
+        "stimulus": 500,
+        "delay": 500,
+        "decision": 500,
+    }
+
     rule = ngym.GoNoGoDecision()  # withholding on a no-go trial is correct; a go miss pays "miss"
 
     def __init__(
@@ -69,15 +82,9 @@ class GoNogo(ngym.TrialEnv):
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.actions = [0, 1]
         self.choices = [0, 1]
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": -0.5, "miss": -0.5}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"fixation": 0, "stimulus": 500, "delay": 500, "decision": 500}
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.observation_space = spaces.Box(
             -np.inf,

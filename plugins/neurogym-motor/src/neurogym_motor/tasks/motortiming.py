@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -72,6 +72,13 @@ class MotorTiming(ngym.TrialEnv):
     generated batch-natively from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 500,
+        "cue": ("uniform", (1000, 3000)),
+        "set": 50,
+    }
+
     # strict score (neurogym_apps.train.evaluate): the env's own performance, 1 for a response
     # inside the tolerance window, which may open before the ground truth switches to "go"
     strict_criterion = "performance"
@@ -83,16 +90,10 @@ class MotorTiming(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         prod_margin: float = 0.2,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.prod_margin = validate.number(prod_margin, "prod_margin", minimum=0)
         self.production_ind = [0, 1]
         self.intervals = [800, 1500]
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"fixation": 500, "cue": ("uniform", (1000, 3000)), "set": 50}
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.action_space = spaces.Discrete(2)
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(4,), dtype=np.float32)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -73,6 +73,8 @@ class OneTwoThreeGo(ngym.TrialEnv):
     ``TruncExp`` kept its own random state). Trials are generated batch-natively.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+
     # strict score (neurogym_apps.train.evaluate): the env's own performance, 1 for a response
     # inside the tolerance window, which may open before the ground truth switches to "go"
     strict_criterion = "performance"
@@ -84,11 +86,8 @@ class OneTwoThreeGo(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         prod_margin: float = 0.2,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         self.prod_margin = validate.number(prod_margin, "prod_margin", minimum=0)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
         self.timing = {
             "fixation": TruncExp(400, 100, 800),
             "target": TruncExp(1000, 500, 1500),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -30,6 +30,9 @@ def circular_distance(angle: Any) -> Any:
 class _Reaching(ngym.TrialEnv):
     """What both reaching tasks share: timing, rewards, the pointer and its reward."""
 
+    default_rewards: ClassVar[dict[str, float]] = {"correct": +1.0, "fail": -0.1}
+    default_timing: ClassVar[dict[str, Any]] = {"fixation": 500, "reach": 500}
+
     has_groundtruth = False  # the target is an angle; the actions are pointer steps
 
     def __init__(
@@ -38,19 +41,13 @@ class _Reaching(ngym.TrialEnv):
         rewards: Mapping[str, float] | None,
         timing: Mapping[str, Any] | None,
     ) -> None:
-        super().__init__(dt=dt)
-        self.rewards = {"correct": +1.0, "fail": -0.1}
-        if rewards:
-            self.rewards.update(rewards)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         if not self.rewards["correct"] > self.rewards["fail"]:
             raise ValueError(
                 f"rewards['correct'] must be greater than rewards['fail'] (performance is the "
                 f"reward rescaled between them), got {self.rewards['correct']!r} and "
                 f"{self.rewards['fail']!r}"
             )
-        self.timing = {"fixation": 500, "reach": 500}
-        if timing:
-            self.timing.update(timing)
         # Private: prefetching keys its trials on the public attributes (configuration).
         self._state = _START
 

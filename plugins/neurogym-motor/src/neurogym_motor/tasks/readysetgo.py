@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -80,6 +80,14 @@ class ReadySetGo(ngym.TrialEnv):
     Trials are generated batch-natively from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 100,
+        "ready": 83,
+        "measure": ("uniform", (800, 1500)),
+        "set": 83,
+    }
+
     # strict score (neurogym_apps.train.evaluate): the env's own performance, 1 for a response
     # inside the tolerance window, which may open before the ground truth switches to "go"
     strict_criterion = "performance"
@@ -92,20 +100,9 @@ class ReadySetGo(ngym.TrialEnv):
         gain: float = 1,
         prod_margin: float = 0.2,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.prod_margin = validate.number(prod_margin, "prod_margin", minimum=0)
         self.gain = validate.number(gain, "gain", minimum=0, exclusive_minimum=True)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {
-            "fixation": 100,
-            "ready": 83,
-            "measure": ("uniform", (800, 1500)),
-            "set": 83,
-        }
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.observation_space = spaces.Box(
             -np.inf,

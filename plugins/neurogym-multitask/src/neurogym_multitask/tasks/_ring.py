@@ -9,7 +9,7 @@ Action: ``fixation`` (0), then ``choice`` (1..dim_ring): a saccade to direction 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -65,6 +65,8 @@ class RingTask(ngym.TrialEnv):
     Subclasses set ``timing`` defaults and write ``_new_trials``; see the family modules.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+
     rule = RING_RULE
 
     def __init__(
@@ -75,13 +77,10 @@ class RingTask(ngym.TrialEnv):
         dim_ring: int,
         default_timing: Mapping[str, Any],
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         self.dim_ring = validate.integer(
             dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING
         )
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
         self.timing = dict(default_timing)
         if timing:
             self.timing.update(timing)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, ClassVar, TypeAlias
 
 import numpy as np
 
@@ -218,6 +218,8 @@ class AnnubesEnv(ngym.TrialEnv):
     * Standard forced kwargs; trials are generated batch-natively.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": 1.0, "fail": 0.0}
+
     cross_trial_state = True  # sequential_count carries over from trial to trial
 
     def __init__(
@@ -238,7 +240,7 @@ class AnnubesEnv(ngym.TrialEnv):
         random_seed: int | None = None,
         frozen_seed: bool = False,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         self.session, self.modalities = _prepare_session(
             DEFAULT_SESSION if session is None else session
         )
@@ -266,9 +268,6 @@ class AnnubesEnv(ngym.TrialEnv):
                 f"output_behavior needs at least 2 levels (one per action), got "
                 f"{output_behavior!r}"
             )
-        self.rewards = {"abort": -0.1, "correct": 1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
         self._set_timing()
         self.random_seed = _check_seed(random_seed)
         self.frozen_seed = frozen_seed

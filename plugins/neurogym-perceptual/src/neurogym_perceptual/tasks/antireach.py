@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -63,6 +63,14 @@ class AntiReach(ngym.TrialEnv):
     drawn from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 500,
+        "stimulus": 500,
+        "delay": 0,
+        "decision": 500,
+    }
+
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -73,14 +81,8 @@ class AntiReach(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         dim_ring: int = 32,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.anti = anti
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"fixation": 500, "stimulus": 500, "delay": 0, "decision": 500}
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.dim_ring = n = validate.integer(
             dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -81,6 +81,14 @@ class ContextDecisionMaking(ngym.TrialEnv):
     drawn from the env's seeded generator (upstream's delay had its own generator).
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 300,
+        "stimulus": 750,
+        "delay": ngym.TruncExp(600, 300, 3000),
+        "decision": 100,
+    }
+
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
     optional_rewards = ("fail",)  # paid for a wrong choice if given (default: 0)
 
@@ -95,7 +103,7 @@ class ContextDecisionMaking(ngym.TrialEnv):
         sigma: float = 1.0,
         abort: bool = False,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         if not use_expl_context and impl_context_modality not in (0, 1):
             raise ValueError(
                 f"impl_context_modality must be 0 or 1 when use_expl_context is False, "
@@ -108,17 +116,6 @@ class ContextDecisionMaking(ngym.TrialEnv):
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.cohs = list(COHS)
         self.contexts = [0, 1] if self.use_expl_context else [int(impl_context_modality)]
-        self.rewards = {"abort": -0.1, "correct": +1.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {
-            "fixation": 300,
-            "stimulus": 750,
-            "delay": ngym.TruncExp(600, 300, 3000),
-            "decision": 100,
-        }
-        if timing:
-            self.timing.update(timing)
         self.abort = abort
         self.theta = np.linspace(0, 2 * np.pi, self.dim_ring + 1)[:-1]
         self.choices = np.arange(1, self.dim_ring + 1)

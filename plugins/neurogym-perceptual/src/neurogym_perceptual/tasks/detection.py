@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -91,6 +91,17 @@ class Detection(ngym.TrialEnv):
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {
+        "abort": -0.1,
+        "correct": +1.0,
+        "fail": -1.0,
+        "miss": -1.0,
+    }
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 500,
+        "stimulus": ngym.TruncExp(1000, 500, 1500),
+    }
+
     def __init__(
         self,
         dt: float = 100,
@@ -100,7 +111,7 @@ class Detection(ngym.TrialEnv):
         delay: float | None = None,
         stim_dur: float = 100,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         validate.number(sigma, "sigma", minimum=0)
         if delay is not None:
             validate.number(delay, "delay", minimum=0)
@@ -110,12 +121,6 @@ class Detection(ngym.TrialEnv):
         self.delay = delay
         self.stim_dur = math.floor(stim_dur / self.dt + _EPS)
         self.extra_step = 1 if self.stim_dur == 1 else 0
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": -1.0, "miss": -1.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"fixation": 500, "stimulus": ngym.TruncExp(1000, 500, 1500)}
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.observation_space = spaces.Box(
             -np.inf, np.inf, shape=(2,), dtype=np.float32, name={"fixation": 0, "stimulus": 1}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -98,6 +98,17 @@ class HierarchicalReasoning(ngym.TrialEnv):
       trial was generated).
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": ngym.TruncExp(600, 400, 800),
+        "rule_target": 1000,
+        "fixation2": ngym.TruncExp(600, 400, 900),
+        "flash1": 100,
+        "delay": DEFAULT_DELAYS,
+        "flash2": 100,
+        "decision": 700,
+    }
+
     cross_trial_state = True  # the rule blocks run on across trials
 
     def __init__(
@@ -106,22 +117,8 @@ class HierarchicalReasoning(ngym.TrialEnv):
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.choices = np.arange(2)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {
-            "fixation": ngym.TruncExp(600, 400, 800),
-            "rule_target": 1000,
-            "fixation2": ngym.TruncExp(600, 400, 900),
-            "flash1": 100,
-            "delay": DEFAULT_DELAYS,
-            "flash2": 100,
-            "decision": 700,
-        }
-        if timing:
-            self.timing.update(timing)
         self.mid_delay = median_ms(self.timing.spec("delay"))
         self.abort = False
         self.observation_space = spaces.Box(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -70,6 +70,9 @@ class MultiSensoryIntegration(ngym.TrialEnv):
     generated batch-natively and drawn from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0}
+    default_timing: ClassVar[dict[str, Any]] = {"fixation": 300, "stimulus": 750, "decision": 100}
+
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
     optional_rewards = ("fail",)  # paid for a wrong choice if given (default: 0)
 
@@ -81,18 +84,12 @@ class MultiSensoryIntegration(ngym.TrialEnv):
         sigma: float = 1.0,
         dim_ring: int = 2,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.dim_ring = validate.integer(
             dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING
         )
         self.cohs = list(COHS)
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"fixation": 300, "stimulus": 750, "decision": 100}
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.theta = np.linspace(0, 2 * np.pi, self.dim_ring + 1)[:-1]
         self.choices = np.arange(self.dim_ring)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -89,6 +89,14 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
     batch-natively and drawn from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 100,
+        "stimulus": 2000,
+        "delay": 0,
+        "decision": 100,
+    }
+
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -101,17 +109,11 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
         sigma: float = 1.0,
         abort: bool = False,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING)
         cohs = DEFAULT_COHS if cohs is None else cohs
         self.cohs = np.array([validate.number(coh, "cohs[]") for coh in cohs])
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"fixation": 100, "stimulus": 2000, "delay": 0, "decision": 100}
-        if timing:
-            self.timing.update(timing)
         self.abort = abort
         self.theta = np.linspace(0, 2 * np.pi, dim_ring + 1)[:-1]
         self.choices = np.arange(dim_ring)
@@ -199,6 +201,14 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
     ``stim_scale`` or ``sigma`` raise ``ValueError``.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 0,
+        "stimulus": 1150,
+        "delay": DELAY_CHOICES,
+        "decision": 1500,
+    }
+
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -209,17 +219,11 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
         stim_scale: float = 1.0,
         sigma: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.stim_scale = validate.number(stim_scale, "stim_scale")
         self.choices = np.array([1, 2])
         self.cohs = np.asarray(DEFAULT_COHS, dtype=float) * self.stim_scale
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"fixation": 0, "stimulus": 1150, "delay": DELAY_CHOICES, "decision": 1500}
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(3,), dtype=np.float32)
         self.action_space = spaces.Discrete(3)
@@ -303,6 +307,8 @@ class PulseDecisionMaking(ngym.TrialEnv):
     generated batch-natively and drawn from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+
     def __init__(
         self,
         dt: float = 10,
@@ -311,13 +317,10 @@ class PulseDecisionMaking(ngym.TrialEnv):
         p_pulse: tuple[float, float] = (0.3, 0.7),
         n_bin: int = 6,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         self.p_pulse = _pulse_probabilities(p_pulse)
         self.n_bin = validate.positive_int(n_bin, "n_bin")
         self.choices = np.arange(2)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
         self.timing = {"fixation": 500, "decision": 500}
         for i in range(self.n_bin):
             self.timing[f"cue{i}"] = 10

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -86,6 +86,15 @@ class PostDecisionWager(ngym.TrialEnv):
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 100,
+        "stimulus": ngym.TruncExp(180, 100, 900),
+        "delay": ngym.TruncExp(1350, 1200, 1800),
+        "pre_sure": ("uniform", (500, 750)),
+        "decision": 100,
+    }
+
     optional_rewards = ("sure",)  # the sure bet's reward; default 0.7 x correct
 
     def __init__(
@@ -96,7 +105,7 @@ class PostDecisionWager(ngym.TrialEnv):
         dim_ring: int = 2,
         sigma: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING)
         validate.number(sigma, "sigma", minimum=0)
         self.dim_ring = dim_ring
@@ -105,19 +114,7 @@ class PostDecisionWager(ngym.TrialEnv):
         self.choices = np.arange(dim_ring)
         self.cohs = np.asarray(DEFAULT_COHS)
         self.sigma = sigma / math.sqrt(self.dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
         _default_sure(self.rewards)
-        self.timing = {
-            "fixation": 100,
-            "stimulus": ngym.TruncExp(180, 100, 900),
-            "delay": ngym.TruncExp(1350, 1200, 1800),
-            "pre_sure": ("uniform", (500, 750)),
-            "decision": 100,
-        }
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.sure_action = dim_ring + 1
         self.observation_space = spaces.Box(

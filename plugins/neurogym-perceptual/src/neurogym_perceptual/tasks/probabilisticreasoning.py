@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -73,6 +73,8 @@ class ProbabilisticReasoning(ngym.TrialEnv):
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+
     def __init__(
         self,
         dt: float = 100,
@@ -81,14 +83,11 @@ class ProbabilisticReasoning(ngym.TrialEnv):
         shape_weight: Any = None,
         n_loc: int = 4,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         self.shape_weight = _check_weights(shape_weight)
         self.n_loc = validate.positive_int(n_loc, "n_loc")
         self.n_shape = n_shape = self.shape_weight.shape[0]
         self.shapes = np.eye(n_shape)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
         self.timing = {"fixation": 500, "delay": ("uniform", (450, 550)), "decision": 500}
         for i_loc in range(self.n_loc):
             self.timing[f"stimulus{i_loc}"] = 500

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -140,20 +140,17 @@ class SpatialSuppressMotion(ngym.TrialEnv):
     * Trials are generated batch-natively from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {"stimulus": 300}
+
     def __init__(
         self,
         dt: float = 8.3,
         timing: Mapping[str, Any] | None = None,
         rewards: Mapping[str, float] | None = None,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self._gt_tables: dict[tuple[int, float], np.ndarray] = {}
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"stimulus": 300}
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.directions = np.arange(1, len(DIRECTIONS) + 1)
         self.contrasts = np.asarray(CONTRASTS)

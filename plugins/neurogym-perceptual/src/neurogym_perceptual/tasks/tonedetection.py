@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -80,6 +80,12 @@ class ToneDetection(ngym.TrialEnv):
     * ``paper_name`` loses upstream's double space ("Fibers  in").
     """
 
+    default_timing: ClassVar[dict[str, Any]] = {
+        "stimulus": 2000,
+        "toneTiming": [500, 1000, 1500],
+        "toneDur": 50,
+    }
+
     # the action at the trial's last step is the report: performance 1 when it names the
     # condition (upstream never scored the task)
     rule = LastStepReport(fixation_periods=(), decision_periods=())
@@ -87,12 +93,9 @@ class ToneDetection(ngym.TrialEnv):
     def __init__(
         self, dt: float = 50, sigma: float = 0.2, timing: Mapping[str, Any] | None = None
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, timing=timing)
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.rewards = {"abort": -0.1, "correct": +1.0, "noresp": -0.1}
-        self.timing = {"stimulus": 2000, "toneTiming": [500, 1000, 1500], "toneDur": 50}
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.tone_onsets = self._tone_onsets()
         self.tone_duration = self._tone_duration()

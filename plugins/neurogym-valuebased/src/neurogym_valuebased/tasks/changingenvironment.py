@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -75,6 +75,13 @@ class ChangingEnvironment(ngym.TrialEnv):
     whatever the context, refuse it.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 500,
+        "stimulus": ngym.TruncExp(1000, 500, 1500),
+        "decision": 500,
+    }
+
     cross_trial_state = True  # the context runs on across trials
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
@@ -88,23 +95,13 @@ class ChangingEnvironment(ngym.TrialEnv):
         cxt_ch_prob: float = 0.001,
         cxt_cue: bool = False,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.cxt_ch_prob = validate.probability(cxt_ch_prob, "cxt_ch_prob")
         self.cxt_cue = validate.boolean(cxt_cue, "cxt_cue")
         self.sides = np.array([1, 2])
         scale = validate.number(stim_scale, "stim_scale")
         self.cohs = np.array([0, 6.4, 12.8, 25.6, 51.2]) * scale
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {
-            "fixation": 500,
-            "stimulus": ngym.TruncExp(1000, 500, 1500),
-            "decision": 500,
-        }
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         names: dict[str, int | list[int]] = (
             {"context": 0, "fixation": 1, "stimulus": [2, 3]}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -73,6 +73,8 @@ class DawTwoStep(ngym.TrialEnv):
     logged a warning).
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0}
+
     cross_trial_state = True  # which state pays more runs on across trials
     has_groundtruth = False  # the reward depends on chance and on the agent's choices
     agent_dependent_dims = ("stage2",)
@@ -83,7 +85,7 @@ class DawTwoStep(ngym.TrialEnv):
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         no_timing(timing, "DawTwoStep", "each of its two stages lasts one step")
         self.actions = [0, 1, 2]
         self.p1 = 0.8  # action 1 -> state 1 (common transition)
@@ -91,9 +93,6 @@ class DawTwoStep(ngym.TrialEnv):
         self.p_switch = 0.025
         self.high_reward_p = 0.9
         self.low_reward_p = 0.1
-        self.rewards = {"abort": -0.1, "correct": +1.0}
-        if rewards:
-            self.rewards.update(rewards)
         self.state1_high_reward = True
         self.tmax = 3 * self.dt  # as upstream; every trial ends after its two steps
         self.observation_space = spaces.Box(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -75,22 +75,23 @@ class EconomicDecisionMaking(ngym.TrialEnv):
     lambda.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +0.22}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 1500,
+        "offer_on": ("uniform", (1000, 2000)),
+        "decision": 750,
+    }
+
     def __init__(
         self,
         dt: float = 100,
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.B_to_A = 1 / 2.2
         self.juices = np.array(JUICES)
         self.offers = np.array(OFFERS)
-        self.rewards = {"abort": -0.1, "correct": +0.22}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"fixation": 1500, "offer_on": ("uniform", (1000, 2000)), "decision": 750}
-        if timing:
-            self.timing.update(timing)
         self.R_A = float(self.rewards["correct"])
         self.R_B = self.B_to_A * self.R_A
         self.abort = False

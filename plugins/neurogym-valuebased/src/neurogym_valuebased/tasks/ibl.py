@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -63,19 +63,18 @@ class IBL(ngym.TrialEnv):
     observations are float32 (upstream float64).
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"correct": +1.0, "fail": 0.0}
+
     # No action means "fixate": every action is the answer of the trial's only step.
     rule = StandardDecision(
         fixation_periods=(), decision_periods=("stimulus",), fixation_action=-1
     )
 
     def __init__(self, dt: float = 100, rewards: Mapping[str, float] | None = None) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         self.sigma = 0.10
         self.choices = np.array([0, 1])
         self.cohs = np.array(COHS)
-        self.rewards = {"correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
         self.observation_space = spaces.Box(
             -np.inf, np.inf, shape=(2,), dtype=np.float32, name={"stimulus": [0, 1]}
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -69,6 +69,8 @@ class MatchingPenny(ngym.TrialEnv):
     (upstream printed a warning).
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"correct": +1.0, "fail": 0.0}
+
     cross_trial_state = True  # the opponent learns from the agent across trials
     has_groundtruth = False  # the opponent's choice is not a learnable target
 
@@ -80,13 +82,10 @@ class MatchingPenny(ngym.TrialEnv):
         opponent_type: str = "mean_action",
         learning_rate: float = 0.2,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         no_timing(timing, "MatchingPenny", "each step is a whole trial")
         self.opponent_type = validate.choice(opponent_type, "opponent_type", OPPONENTS)
         self.lr = validate.number(learning_rate, "learning_rate", minimum=0, maximum=1)
-        self.rewards = {"correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
         self.observation_space = spaces.Box(
             -np.inf, np.inf, shape=(2,), dtype=np.float32, name={"previous_opponent": [0, 1]}
         )

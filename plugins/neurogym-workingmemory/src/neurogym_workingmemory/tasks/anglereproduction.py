@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -69,6 +69,8 @@ class AngleReproduction(ngym.TrialEnv):
     (upstream reset it when a trial was generated).
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"correct": +1.0, "fail": -0.1}
+
     has_groundtruth = False  # the target is an angle; the actions are pointer steps
     agent_dependent_dims = ("self",)
 
@@ -78,13 +80,10 @@ class AngleReproduction(ngym.TrialEnv):
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         self.theta = np.arange(0, 2 * np.pi, 2 * np.pi / 16)
         # Private: prefetching keys its trials on the public attributes (configuration).
         self._pointer = np.pi
-        self.rewards = {"correct": +1.0, "fail": -0.1}
-        if rewards:
-            self.rewards.update(rewards)
         self.timing = dict.fromkeys(
             ("fixation", "stim1", "delay1", "stim2", "delay2", "go1", "go2"), 500
         )

@@ -6,7 +6,7 @@ import dataclasses
 import itertools
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -150,6 +150,8 @@ class CVLearning(ngym.TrialEnv):
     the stage, and trial outcomes move the curriculum.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": -1.0}
+
     cross_trial_state = True
 
     def __init__(
@@ -168,7 +170,7 @@ class CVLearning(ngym.TrialEnv):
         n_ch: int = 10,
         stage: int | None = None,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         self.n_ch = validate.integer(n_ch, "n_ch", minimum=2)
         self.stim_scale = validate.number(stim_scale, "stim_scale", minimum=0)
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
@@ -185,9 +187,6 @@ class CVLearning(ngym.TrialEnv):
         self.choices = np.array([1, 2])
         self.cohs = np.array([0, 6.4, 12.8, 25.6, 51.2]) * self.stim_scale
         self.delay_durs = (1000.0, 3000.0)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": -1.0}
-        if rewards:
-            self.rewards.update(rewards)
         self.timing = {
             "fixation": 200,
             "stimulus": 1150,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -65,6 +65,15 @@ class DelayComparison(ngym.TrialEnv):
     declared, so vector envs step the task natively.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 500,
+        "stimulus1": 500,
+        "delay": 1000,
+        "stimulus2": 500,
+        "decision": 100,
+    }
+
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -75,21 +84,9 @@ class DelayComparison(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         sigma: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.vpairs = _checked_pairs(DEFAULT_VPAIRS if vpairs is None else vpairs)
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {
-            "fixation": 500,
-            "stimulus1": 500,
-            "delay": 1000,
-            "stimulus2": 500,
-            "decision": 100,
-        }
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.vall = self.vpairs.ravel()
         self.vmin, self.vmax = float(self.vall.min()), float(self.vall.max())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -74,6 +74,14 @@ class DelayMatchCategory(ngym.TrialEnv):
     rule is declared, so vector envs step the task natively.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 500,
+        "sample": 650,
+        "first_delay": 1000,
+        "test": 650,
+    }
+
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("test",))
 
     def __init__(
@@ -84,16 +92,10 @@ class DelayMatchCategory(ngym.TrialEnv):
         sigma: float = 1.0,
         dim_ring: int = 2,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING)
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.choices = np.array(CHOICES)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"fixation": 500, "sample": 650, "first_delay": 1000, "test": 650}
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.theta = np.linspace(0, 2 * np.pi, dim_ring + 1)[:-1]
         self.observation_space = spaces.Box(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -67,6 +67,15 @@ class DelayMatchSample(ngym.TrialEnv):
     decision rule is declared, so vector envs step the task natively.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 300,
+        "sample": 500,
+        "delay": 1000,
+        "test": 500,
+        "decision": 900,
+    }
+
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -77,16 +86,10 @@ class DelayMatchSample(ngym.TrialEnv):
         sigma: float = 1.0,
         dim_ring: int = 2,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING)
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.choices = np.array([1, 2])
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"fixation": 300, "sample": 500, "delay": 1000, "test": 500, "decision": 900}
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.theta = np.linspace(0, 2 * np.pi, dim_ring + 1)[:-1]
         self.observation_space = spaces.Box(
@@ -160,6 +163,8 @@ class DelayMatchSampleDistractor1D(ngym.TrialEnv):
     generated batch-natively from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": -1.0}
+
     TESTS = ("test1", "test2", "test3")
 
     def __init__(
@@ -169,12 +174,9 @@ class DelayMatchSampleDistractor1D(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         sigma: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         self.choices = np.array([1, 2, 3])
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": -1.0}
-        if rewards:
-            self.rewards.update(rewards)
         self.timing = {"fixation": 300, "sample": 500}
         for i in (1, 2, 3):
             self.timing[f"delay{i}"] = 1000

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -67,6 +67,21 @@ class DelayPairedAssociation(ngym.TrialEnv):
     declared differences. Trials are generated batch-natively from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {
+        "abort": -0.1,
+        "correct": +1.0,
+        "fail": -1.0,
+        "miss": 0.0,
+    }
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 0,
+        "stim1": 1000,
+        "delay_btw_stim": 1000,
+        "stim2": 1000,
+        "delay_aft_stim": 1000,
+        "decision": 500,
+    }
+
     rule = ngym.GoNoGoDecision()  # withholding on a no-go trial is correct; a go miss pays "miss"
 
     def __init__(
@@ -76,24 +91,11 @@ class DelayPairedAssociation(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         sigma: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.choices = np.array([0, 1])
         self.pairs = np.array(PAIRS)
         self.association = 0  # go if the pair's difference is even
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": -1.0, "miss": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {
-            "fixation": 0,
-            "stim1": 1000,
-            "delay_btw_stim": 1000,
-            "stim2": 1000,
-            "delay_aft_stim": 1000,
-            "decision": 500,
-        }
-        if timing:
-            self.timing.update(timing)
         self.abort = False
         self.observation_space = spaces.Box(
             -np.inf,

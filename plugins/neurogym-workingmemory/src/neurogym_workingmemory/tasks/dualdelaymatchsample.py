@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -74,6 +74,8 @@ class DualDelayMatchSample(ngym.TrialEnv):
     batch-natively from the env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+
     def __init__(
         self,
         dt: float = 100,
@@ -81,14 +83,11 @@ class DualDelayMatchSample(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         sigma: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards)
         # Not `choices`: ground-truth wrappers force one `ground_truth`, and this task has two.
         self.answers = np.array([1, 2])
         self.cues = np.array([0, 1])
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
         self.timing = dict.fromkeys(PERIODS, 500)
         if timing:
             self.timing.update(timing)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -60,6 +60,16 @@ class IntervalDiscrimination(ngym.TrialEnv):
     task natively.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 300,
+        "stim1": ("uniform", (300, 600)),
+        "delay1": ("uniform", (800, 1500)),
+        "stim2": ("uniform", (300, 600)),
+        "delay2": 500,
+        "decision": 300,
+    }
+
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("decision",))
 
     def __init__(
@@ -68,20 +78,7 @@ class IntervalDiscrimination(ngym.TrialEnv):
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(dt=dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {
-            "fixation": 300,
-            "stim1": ("uniform", (300, 600)),
-            "delay1": ("uniform", (800, 1500)),
-            "stim2": ("uniform", (300, 600)),
-            "delay2": 500,
-            "decision": 300,
-        }
-        if timing:
-            self.timing.update(timing)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.abort = False
         self.choices = np.array([1, 2])
         self.observation_space = spaces.Box(

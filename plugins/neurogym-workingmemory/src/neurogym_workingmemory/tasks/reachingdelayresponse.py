@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -60,6 +60,18 @@ class ReachingDelayResponse(ngym.TrialEnv):
     env's seeded generator.
     """
 
+    default_rewards: ClassVar[dict[str, float]] = {
+        "abort": -0.1,
+        "correct": +1.0,
+        "fail": -0.0,
+        "miss": -0.5,
+    }
+    default_timing: ClassVar[dict[str, Any]] = {
+        "stimulus": 500,
+        "delay": (0, 1000, 2000),
+        "decision": 500,
+    }
+
     def __init__(
         self,
         dt: float = 100,
@@ -68,19 +80,13 @@ class ReachingDelayResponse(ngym.TrialEnv):
         lowbound: float = 0.0,
         highbound: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         self.lowbound = validate.number(lowbound, "lowbound")
         self.highbound = validate.number(highbound, "highbound")
         if not self.lowbound < self.highbound:
             raise ValueError(
                 f"lowbound must be smaller than highbound, got {lowbound!r} and {highbound!r}"
             )
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": -0.0, "miss": -0.5}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {"stimulus": 500, "delay": (0, 1000, 2000), "decision": 500}
-        if timing:
-            self.timing.update(timing)
         self.r_tmax = self.rewards["miss"]
         self.abort = False
         self.observation_space = spaces.Box(

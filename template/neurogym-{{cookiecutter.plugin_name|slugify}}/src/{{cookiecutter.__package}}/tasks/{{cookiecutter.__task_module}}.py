@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import neurogym as ngym
 import numpy as np
@@ -65,6 +65,14 @@ class {{ cookiecutter.task_class }}(ngym.TrialEnv):
     v0: initial version.
     """
 
+    # The task's rewards and periods: `rewards=` and `timing=` override them key by key.
+    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_timing: ClassVar[dict[str, Any]] = {
+        "fixation": 300,
+        "stimulus": ("uniform", (500, 1000)),
+        "delay": ngym.TruncExp(200, 100, 400),
+        "decision": 300,
+    }
     # Reward and trial end follow the standard fixate-then-respond rule; write `_step` instead
     # for other logic (`neurogym info` then shows why it is not vectorized).
     rule = StandardDecision(
@@ -82,22 +90,11 @@ class {{ cookiecutter.task_class }}(ngym.TrialEnv):
         sigma: float = 1.0,
         abort: bool = False,
     ) -> None:
-        super().__init__(dt=dt)
+        super().__init__(dt=dt, rewards=rewards, timing=timing)
         # neurogym.validate checks arguments with messages naming the argument and the value.
         cohs = DEFAULT_COHS if cohs is None else cohs
         self.cohs = np.array([validate.number(c, "cohs[]", minimum=0) for c in cohs])
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
-        self.rewards = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
-        if rewards:
-            self.rewards.update(rewards)
-        self.timing = {
-            "fixation": 300,
-            "stimulus": ("uniform", (500, 1000)),
-            "delay": ngym.TruncExp(200, 100, 400),
-            "decision": 300,
-        }
-        if timing:
-            self.timing.update(timing)
         self.abort = abort
         self.choices = np.arange(2)
         self.observation_space = spaces.Box(
