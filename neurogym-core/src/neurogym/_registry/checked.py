@@ -14,7 +14,7 @@ from typing import Any
 
 from neurogym.errors import NeurogymPluginWarning
 
-__all__ = ["checked_specs", "exact_spec", "warn_plugin"]
+__all__ = ["checked_specs", "exact_spec", "hook_specs", "warn_plugin"]
 
 
 def warn_plugin(plugin: str, distribution: str, problem: str) -> None:
@@ -81,3 +81,28 @@ def exact_spec(item: Any, spec_type: type[Any]) -> Any:
         if field.init and field.name not in ("plugin", "distribution")
     }
     return spec_type(**values)
+
+
+def hook_specs(
+    pm: Any, plugin: str, hook: str, spec_type: type[Any], unavailable: str
+) -> list[Any] | None:
+    """The checked specs ``plugin`` returns from ``hook``, attributed to it (plugin, distribution).
+
+    None if the hook raised (anything but ``KeyboardInterrupt``, ``SystemExit`` too: a plugin
+    must not end the process): warned, with ``unavailable`` saying what is lost.
+    """
+    distribution = pm.distributions.get(plugin, "")
+    specs: list[Any] = []
+    for impl in getattr(pm.hook, hook).get_hookimpls():
+        if impl.plugin_name != plugin:
+            continue
+        try:
+            result = impl.function()
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            problem = f"raised in {hook}(): {type(exc).__name__}: {exc}; {unavailable}"
+            warn_plugin(plugin, distribution, problem)
+            return None
+        specs.extend(checked_specs(result, spec_type, hook, plugin, distribution))
+    return [dataclasses.replace(spec, plugin=plugin, distribution=distribution) for spec in specs]

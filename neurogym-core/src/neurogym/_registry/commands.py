@@ -14,14 +14,13 @@ train`` in their place. A name declared by two other plugins is registered for n
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from neurogym._registry.checked import checked_specs
+from neurogym._registry.checked import hook_specs
 from neurogym._registry.firstparty import FIRST_PARTY
 from neurogym._registry.specs import (
     _check_entry_point,
@@ -117,29 +116,10 @@ def _warn(message: str) -> None:
 
 def _declared(pm: Any, plugin: str) -> list[CommandSpec]:
     """One plugin's command specs, checked; a plugin whose hook raises declares none."""
-    distribution = pm.distributions.get(plugin, "")
-    specs: list[CommandSpec] = []
-    for impl in pm.hook.neurogym_commands.get_hookimpls():
-        if impl.plugin_name != plugin:
-            continue
-        try:
-            result = impl.function()
-        except BaseException as exc:  # SystemExit too: a plugin must not end the process
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            origin = f" from distribution {distribution!r}" if distribution else ""
-            _warn(
-                f"neurogym plugin {plugin!r}{origin} raised in neurogym_commands(): "
-                f"{type(exc).__name__}: {exc}; its commands are unavailable"
-            )
-            return []
-        checked = checked_specs(result, CommandSpec, "neurogym_commands", plugin, distribution)
-        specs.extend(
-            dataclasses.replace(spec, plugin=plugin, distribution=distribution)
-            for spec in checked
-            if isinstance(spec, CommandSpec)
-        )
-    return specs
+    found = hook_specs(
+        pm, plugin, "neurogym_commands", CommandSpec, "its commands are unavailable"
+    )
+    return found or []
 
 
 def _refused(spec: CommandSpec) -> str | None:

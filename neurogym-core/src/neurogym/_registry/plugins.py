@@ -13,7 +13,6 @@ Environment variables, read each time a manager is built:
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import warnings
 from collections.abc import Callable, Sequence
@@ -24,7 +23,7 @@ import pluggy
 
 from neurogym import hookspecs
 from neurogym._registry import builtin
-from neurogym._registry.checked import checked_specs
+from neurogym._registry.checked import hook_specs, warn_plugin
 from neurogym._registry.firstparty import (
     FIRST_PARTY_NAMESPACE,
     distribution_key,
@@ -62,11 +61,7 @@ _HOOKS: tuple[tuple[str, type[TaskSpec] | type[WrapperSpec]], ...] = (
 _FALSE_VALUES = frozenset({"", "0", "false", "no", "off"})
 
 
-def _warn(plugin: str, distribution: str, problem: str) -> None:
-    origin = f" from distribution {distribution!r}" if distribution else ""
-    warnings.warn(
-        f"neurogym plugin {plugin!r}{origin} {problem}", NeurogymPluginWarning, stacklevel=3
-    )
+_warn = warn_plugin  # "neurogym plugin 'x' from distribution 'y' <problem>"
 
 
 class PluginManager(pluggy.PluginManager):
@@ -296,28 +291,11 @@ def _plugin_specs(pm: PluginManager, plugin: str) -> list[TaskSpec | WrapperSpec
     distribution = pm.distributions.get(plugin, "")
     specs: list[TaskSpec | WrapperSpec] = []
     for hook, spec_type in _HOOKS:
-        for impl in getattr(pm.hook, hook).get_hookimpls():
-            if impl.plugin_name != plugin:
-                continue
-            try:
-                result = impl.function()
-            except BaseException as exc:  # SystemExit too: a plugin must not end the process
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                _warn(
-                    plugin,
-                    distribution,
-                    f"raised in {hook}(): {type(exc).__name__}: {exc}; its tasks and wrappers "
-                    "are unavailable",
-                )
-                pm.unregister(name=plugin)
-                return []
-            checked = checked_specs(result, spec_type, hook, plugin, distribution)
-            checked = _outside_reserved_namespace(checked, plugin, distribution)
-            specs.extend(
-                dataclasses.replace(spec, plugin=plugin, distribution=distribution)
-                for spec in checked
-            )
+        found = hook_specs(pm, plugin, hook, spec_type, "its tasks and wrappers are unavailable")
+        if found is None:
+            pm.unregister(name=plugin)
+            return []
+        specs.extend(_outside_reserved_namespace(found, plugin, distribution))
     return specs
 
 
