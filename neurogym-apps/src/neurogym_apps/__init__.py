@@ -17,8 +17,16 @@ its extras. Before this package existed these modules were ``neurogym.train``,
 
 from __future__ import annotations
 
-from importlib import metadata
+from typing import Any
 
 __all__ = ["__version__"]
 
-__version__ = metadata.version("neurogym-apps")
+
+def __getattr__(name: str) -> Any:
+    # Read on demand: `import neurogym` loads this package (for its plugin module), and a
+    # metadata lookup at import would cost every `import neurogym`.
+    if name == "__version__":
+        from importlib.metadata import version
+
+        return version("neurogym-apps")
+    raise AttributeError(f"module 'neurogym_apps' has no attribute {name!r}")
