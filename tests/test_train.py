@@ -345,6 +345,26 @@ def test_the_main_job_runs_every_installed_showcase_task(tmp_path, capsys):
     assert "accuracy" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("floor", "message"),
+    [
+        ("Bandit=0.5", "--floor 'Bandit=0.5': the main job does not train it; it trains ["),
+        ("Nope=0.5", "--floor 'Nope=0.5': unknown task 'Nope'"),
+        ("ReadySetGo=high", "--floor 'ReadySetGo=high': could not convert string to float"),
+    ],
+)
+def test_main_job_refuses_a_bad_floor_before_training(floor, message, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        showcase.main(["--out", str(tmp_path), "--floor", floor])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "summary.json").exists()
+
+
+def test_main_job_floor_takes_a_task_id():
+    assert showcase._parsed_floors(None, [f"neurogym/{PDM}-v0=0.85"], [PDM]) == {PDM: 0.85}
+
+
 def test_main_job_full_budget_meets_the_floor(request, tmp_path):
     """The README's main job as a user runs it: PerceptualDecisionMaking >= 0.85 (slow)."""
     if not request.config.getoption("--run-main-job"):

@@ -71,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     skipped = [name for name in tasks if name not in chosen]
     if skipped:
         print(f"skipped (family not installed): {', '.join(skipped)}", file=sys.stderr)
+    floors = _parsed_floors(parser, args.floor, chosen)  # refused before any training
     rows, summary = [], {}
     start = time.perf_counter()
     for name in chosen:
@@ -95,16 +96,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     elapsed = time.perf_counter() - start
     print(f"\n{len(rows)} task(s) in {elapsed:.0f} s; models, metrics and figures in {args.out}/")
-    return _check_floors(args.floor, summary)
+    return _check_floors(floors, summary)
 
 
-def _check_floors(floors: Sequence[str], summary: dict[str, dict[str, object]]) -> int:
-    status = 0
+def _parsed_floors(
+    parser: argparse.ArgumentParser, floors: Sequence[str], chosen: Sequence[str]
+) -> dict[str, float]:
+    """``TASK=ACC`` items as {showcase name: accuracy}, checked before any training.
+
+    A task id or name the job does not train, or an accuracy that is not a number, is a usage
+    error (exit 2) naming the valid ones.
+    """
+    parsed = {}
     for item in floors:
-        name, _, value = item.partition("=")
-        accuracy = summary.get(name, {}).get("accuracy")
-        if not isinstance(accuracy, float) or accuracy < float(value):
-            print(f"floor missed: {name} accuracy {accuracy} < {value}", file=sys.stderr)
+        task, _, value = item.partition("=")
+        try:
+            name = neurogym.spec(task).name if task not in chosen else task
+            accuracy = float(value)
+        except (LookupError, ValueError) as exc:
+            parser.error(f"--floor {item!r}: {exc}")
+        if name not in chosen:
+            parser.error(f"--floor {item!r}: the main job does not train it; it trains {chosen}")
+        parsed[name] = accuracy
+    return parsed
+
+
+def _check_floors(floors: dict[str, float], summary: dict[str, dict[str, object]]) -> int:
+    status = 0
+    for name, floor in floors.items():
+        accuracy = summary[name]["accuracy"]
+        if not isinstance(accuracy, float) or accuracy < floor:
+            print(f"floor missed: {name} accuracy {accuracy} < {floor}", file=sys.stderr)
             status = 1
     return status
 
