@@ -6,8 +6,8 @@ neurogym-apps, each plugin under ``plugins/`` and the ``neurogym`` distribution 
 environment holding nothing else (dependencies from the package index): every task the
 first-party table lists for it is listed, made, reset and stepped there, no application code
 is installed, and ``neurogym train`` says which package brings it. A venv holding upstream's
-``neurogym==2.3.1`` is upgraded to this checkout's ``neurogym`` (with the ``plot`` extra): every
-first-party task works there and ``neurogym plot`` draws.
+``neurogym==2.3.1`` is upgraded to this checkout's ``neurogym[train,plot]``: every first-party
+task works there, ``neurogym plot`` draws and ``neurogym train`` trains.
 """
 
 from __future__ import annotations
@@ -130,13 +130,13 @@ print(json.dumps({
 """
 
 
-def test_neurogym_upgrades_a_2_3_1_venv_to_every_task_and_the_plot_command(wheelhouse, tmp_path):
+def test_neurogym_upgrades_a_2_3_1_venv_to_every_task_and_the_app_commands(wheelhouse, tmp_path):
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", venv])
     python, env = venv / "bin" / "python", _clean_env()
     pip = [python, "-m", "pip", "install", "--disable-pip-version-check"]
     _run([*pip, "--no-deps", "neurogym==2.3.1"], env=env)  # upstream's files and metadata
-    _run([*pip, "--find-links", wheelhouse, "--upgrade", "neurogym[plot]"], env=env)
+    _run([*pip, "--find-links", wheelhouse, "--upgrade", "neurogym[train,plot]"], env=env)
     found = json.loads(_run([python, "-c", UPGRADED], env=env, cwd=tmp_path))
     meta = tomllib.loads((ROOT / "neurogym-meta" / "pyproject.toml").read_text())["project"]
     core = tomllib.loads((ROOT / "neurogym-core" / "pyproject.toml").read_text())["project"]
@@ -155,6 +155,12 @@ def test_neurogym_upgrades_a_2_3_1_venv_to_every_task_and_the_plot_command(wheel
     out = tmp_path / "pdm.png"
     _run([venv / "bin" / "neurogym", "plot", "PerceptualDecisionMaking", "--out", out], env=env)
     assert out.stat().st_size > 10_000
+    run = tmp_path / "run"
+    train = ["train", "PerceptualDecisionMaking", "--steps", "3", "--eval-trials", "5"]
+    _run([venv / "bin" / "neurogym", *train, "--no-figures", "--out", run], env=env, cwd=tmp_path)
+    assert json.loads((run / "metrics.json").read_text())["task"].endswith(
+        "PerceptualDecisionMaking-v0"
+    )
 
 
 def test_the_neurogym_wheel_carries_cores_shared_files_byte_for_byte(wheelhouse):
