@@ -22,6 +22,7 @@ from neurogym.cli import (
 
 __all__ = [
     "MAX_PLOT",
+    "add_ray_argument",
     "add_sweep_arguments",
     "configure_plot",
     "configure_sweep",
@@ -130,15 +131,15 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--eval-trials", type=positive_int, default=200, help="closed-loop trials (200)"
     )
-    parser.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="run on Ray: a new local instance, or the cluster at ADDRESS",
-    )
+    add_ray_argument(parser, "run on Ray: a new local instance, or the cluster at ADDRESS")
     parser.add_argument("--out", "-o", type=Path, default=None, help="write the runs as JSON")
+
+
+def add_ray_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--ray [ADDRESS]``: None when absent, ``""`` for a new local instance, else ADDRESS."""
+    parser.add_argument(
+        "--ray", nargs="?", const="", default=None, metavar="ADDRESS", help=help_text
+    )
 
 
 def configure_sweep(parser: argparse.ArgumentParser) -> Run:

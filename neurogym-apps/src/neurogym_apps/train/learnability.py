@@ -29,6 +29,7 @@ import neurogym
 from neurogym import validate
 from neurogym.data import UnsupportedWrapperError, batch_source
 from neurogym.wrappers import MultiEnvs, iter_chain
+from neurogym_apps._cli import add_ray_argument
 from neurogym_apps.train._ceilings import observed_ceiling, scripted_score
 from neurogym_apps.train._evaluate import evaluate
 from neurogym_apps.train._rl_rows import RL_RECIPES, rl_row
@@ -482,13 +483,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--threads", type=int, default=1, help="torch CPU threads (1: fastest for small nets)"
     )
-    parser.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="one Ray task per task (one CPU, one thread each): a local instance or ADDRESS",
+    add_ray_argument(
+        parser, "one Ray task per task (one CPU, one thread each): a local instance or ADDRESS"
     )
     args = parser.parse_args(argv)
     _refuse_unknown_names(parser, args)
