@@ -25,6 +25,9 @@ from neurogym._registry.firstparty import FIRST_PARTY
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 900  # seconds for one pip command (cold caches)
+# No byte-compiling at install: torch alone has thousands of modules, and the probes import
+# only a few of them.
+QUIET_PIP = ("--disable-pip-version-check", "--no-compile")
 PLUGINS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
 ROWS = {row.distribution: row for row in FIRST_PARTY}
 
@@ -94,7 +97,7 @@ def test_plugin_wheel_alone_with_core_lists_and_makes_its_tasks(plugin_dir, whee
     core = _wheel(wheelhouse, "neurogym-core")
     plugin = _wheel(wheelhouse, distribution)
     env = _clean_env()
-    _run([python, "-m", "pip", "install", "--disable-pip-version-check", core, plugin], env=env)
+    _run([python, "-m", "pip", "install", *QUIET_PIP, core, plugin], env=env)
     found = json.loads(
         _run([python, "-c", PROBE, entry_point, *APPLICATION_MODULES], env=env, cwd=tmp_path)
     )
@@ -134,7 +137,7 @@ def test_neurogym_upgrades_a_2_3_1_venv_to_every_task_and_the_app_commands(wheel
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", venv])
     python, env = venv / "bin" / "python", _clean_env()
-    pip = [python, "-m", "pip", "install", "--disable-pip-version-check"]
+    pip = [python, "-m", "pip", "install", *QUIET_PIP]
     _run([*pip, "--no-deps", "neurogym==2.3.1"], env=env)  # upstream's files and metadata
     _run([*pip, "--find-links", wheelhouse, "--upgrade", "neurogym[train,plot]"], env=env)
     found = json.loads(_run([python, "-c", UPGRADED], env=env, cwd=tmp_path))
