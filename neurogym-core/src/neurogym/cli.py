@@ -39,7 +39,7 @@ from typing import Any
 import neurogym
 from neurogym import TaskSpec
 from neurogym._argtypes import positive_float, positive_int, seed
-from neurogym._registry.commands import CommandSpec, first_party_command
+from neurogym._registry.commands import FIRST_PARTY_COMMANDS, CommandSpec, first_party_command
 from neurogym.errors import NeurogymPluginWarning
 
 __all__ = [
@@ -422,15 +422,9 @@ def _add_plugin_commands(sub: Any, selected: str | None, commands: dict[str, Com
             problem = f"{type(exc).__name__}: {exc}"
             raise CommandError(f"cannot load it from {spec.distribution}: {problem}") from exc
         parser.set_defaults(run=run)
-    for name, (distribution, extra) in _first_party_commands().items():
+    for name, (distribution, extra) in FIRST_PARTY_COMMANDS.items():
         if name not in commands:
             sub.add_parser(name, help=f'not installed ({distribution}: "neurogym[{extra}]")')
-
-
-def _first_party_commands() -> dict[str, tuple[str, str]]:
-    from neurogym._registry.firstparty import FIRST_PARTY
-
-    return {name: (row.distribution, extra) for row in FIRST_PARTY for name, extra in row.commands}
 
 
 def build_parser(
@@ -506,7 +500,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     selected = _selected_command(argv)
     commands = _plugin_commands()
-    if selected in _first_party_commands() and selected not in commands:
+    if selected in FIRST_PARTY_COMMANDS and selected not in commands:
         print(f"neurogym {selected}: {_missing_command_error(selected)}", file=sys.stderr)
         return 1
     try:

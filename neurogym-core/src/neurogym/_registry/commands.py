@@ -32,6 +32,7 @@ from neurogym.errors import NeurogymPluginWarning
 
 __all__ = [
     "BUILTIN_COMMANDS",
+    "FIRST_PARTY_COMMANDS",
     "CommandSpec",
     "Configure",
     "Run",
@@ -101,13 +102,15 @@ class CommandSpec:
         return configure
 
 
+#: Command name -> (first-party distribution that adds it, extra of ``neurogym`` installing it).
+FIRST_PARTY_COMMANDS: dict[str, tuple[str, str]] = {
+    name: (row.distribution, extra) for row in FIRST_PARTY for name, extra in row.commands
+}
+
+
 def first_party_command(name: str) -> tuple[str, str] | None:
     """``(distribution, extra of the neurogym distribution)`` providing command ``name``."""
-    for row in FIRST_PARTY:
-        for command, extra in row.commands:
-            if command == name:
-                return row.distribution, extra
-    return None
+    return FIRST_PARTY_COMMANDS.get(name)
 
 
 def _warn(message: str) -> None:
