@@ -78,7 +78,9 @@ def integration(session: nox.Session) -> None:
     # template, installs what it bakes into a fresh venv, runs its tests and lints it.
     session.install(*nox.project.dependency_groups(PYPROJECT, "integration"))
     install_editable(session, *packages())
-    session.run("pytest", "tests", *session.posargs)
+    # Two workers (pytest-xdist), one test module each at a time: modules build venvs and
+    # wheelhouses in module fixtures, which must not be built twice. ``-- -n 0`` runs serially.
+    session.run("pytest", "-n", "2", "--dist", "loadfile", "tests", *session.posargs)
 
 
 @nox.session(tags=[TEST_TAG])
