@@ -172,7 +172,45 @@ def test_cli_plot_writes_the_figure(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert done.stdout.startswith(f"wrote {out}: 2 trial(s) of {PDM}")
+    assert done.stdout == f"wrote {out}: 2 trial(s) of {PDM} with the ground-truth policy\n"
+
+
+def _integers(ticks) -> bool:
+    return len(ticks) > 0 and all(float(tick).is_integer() for tick in ticks)
+
+
+def test_plot_env_says_which_policy_acted_and_puts_integer_ticks_on_integer_axes():
+    fig = plot.plot_env(PDM, num_trials=1)
+    assert fig.axes[1].get_legend().get_title().get_text() == "ground-truth policy"
+    assert _integers(fig.axes[-1].get_xticks())  # steps
+    assert not _integers(fig.axes[0].get_yticks())  # noisy stimuli: fractional ticks stay
+    # Bandit: no ground truth (random arms), one step per trial, observation 0, reward 0 or 1
+    run = plot.run_env("neurogym/Bandit-v0", num_trials=3)
+    assert run.policy == "random"
+    assert run.gt is None
+    fig = plot.plot_env("neurogym/Bandit-v0", num_trials=3)
+    obs_ax, act_ax, reward_ax, perf_ax = fig.axes
+    assert act_ax.get_legend().get_title().get_text() == "random actions\n(no ground truth)"
+    assert [t.get_text() for t in act_ax.get_legend().get_texts()] == ["action"]
+    for ticks in (perf_ax.get_xticks(), obs_ax.get_yticks(), reward_ax.get_yticks()):
+        assert _integers(ticks), ticks  # was 0.25, 0.5, ... on the step axis
+    steps = perf_ax.get_xticks()
+    assert list(steps[(steps >= 0) & (steps <= 2)]) == [0, 1, 2]
+    given = plot.plot_env("neurogym/Bandit-v0", num_trials=1, policy=lambda ob: 0)
+    assert given.axes[1].get_legend().get_title().get_text() == ""
+    assert plot.run_env("neurogym/Bandit-v0", num_trials=1, policy=lambda ob: 0).policy == "given"
+
+
+def test_cli_plot_names_the_policy_it_used(tmp_path, capsys):
+    from neurogym.cli import main
+
+    out = tmp_path / "bandit.png"
+    assert main(["plot", "Bandit", "--trials", "3", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == (
+        f"wrote {out}: 3 trial(s) of neurogym/Bandit-v0 with random actions "
+        "(Bandit has no ground truth)\n"
+    )
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 class _Model:

@@ -47,8 +47,11 @@ def plot_trials(text: str) -> int:
 
 # --------------------------------------------------------------------------------------- plot
 def configure_plot(parser: argparse.ArgumentParser) -> Run:
-    """``neurogym plot ID``: draw a run of a task with its ground-truth policy."""
-    parser.description = "Draw plot_env of a task (its ground-truth policy) into an image file."
+    """``neurogym plot ID``: draw a run of a task with plot_env's default policy."""
+    parser.description = (
+        "Draw plot_env of a task into an image file, acting with the task's ground truth "
+        "(random actions for a task without one, e.g. a bandit)."
+    )
     parser.add_argument("task_id", metavar="ID", help="a task id, e.g. PerceptualDecisionMaking")
     parser.add_argument(
         "--trials", type=plot_trials, default=2, help=f"trials to run (2; at most {MAX_PLOT})"
@@ -61,7 +64,7 @@ def configure_plot(parser: argparse.ArgumentParser) -> Run:
 
 
 def run_plot(args: argparse.Namespace) -> int:
-    """Draw ``plot_env`` of a task (the ground-truth policy) into an image file."""
+    """Draw ``plot_env`` of a task (its default policy) into an image file; say what acted."""
     spec = resolve_task(args.task_id)
     try:
         plot = importlib.import_module("neurogym_apps.plot")
@@ -69,13 +72,16 @@ def run_plot(args: argparse.Namespace) -> int:
         raise CommandError(
             'needs matplotlib, which comes with the plot extra: pip install "neurogym[plot]"'
         ) from None
+    from neurogym_apps.plot._run import describe_policy, resolve_env
+
     out = args.out or Path(f"{spec.name}.png")
-    figure = plot.plot_env(spec.id, num_trials=args.trials, seed=args.seed)
+    env = resolve_env(spec.id)
+    figure = plot.plot_env(env, num_trials=args.trials, seed=args.seed)
     try:
         figure.savefig(out, dpi=100)
     except (OSError, ValueError) as exc:
         raise CommandError(f"cannot write {str(out)!r}: {exc}") from exc
-    print(f"wrote {out}: {args.trials} trial(s) of {spec.id} with the ground-truth policy")
+    print(f"wrote {out}: {args.trials} trial(s) of {spec.id} with {describe_policy(env)}")
     return 0
 
 

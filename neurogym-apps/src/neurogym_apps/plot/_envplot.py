@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from neurogym import validate
 from neurogym_apps.plot._run import Policy, Run, run_env
@@ -15,6 +16,19 @@ from neurogym_apps.plot._run import Policy, Run, run_env
 __all__ = ["plot_env"]
 
 _TRACES_UP_TO = 6  # observations with more dims are drawn as a heatmap
+# the action legend's title: what acted when no policy was given (Run.policy)
+_POLICY_TITLE = {
+    "ground truth": "ground-truth policy",
+    "random": "random actions\n(no ground truth)",
+}
+
+
+def _integer_ticks(ax: Axes, values: np.ndarray) -> None:
+    """Integer y ticks when every value drawn is an integer (no 0.25 on a 0/1 axis)."""
+    data = np.asarray(values, dtype=float)
+    finite = data[np.isfinite(data)]
+    if finite.size and np.array_equal(finite, np.round(finite)):
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
 
 
 def _dim_labels(space: gym.Space[Any], size: int) -> list[str]:
@@ -45,6 +59,7 @@ def _observations(ax: Axes, run: Run, space: gym.Space[Any], style: str) -> None
     if style == "traces" or (style == "auto" and obs.shape[1] <= _TRACES_UP_TO):
         for i in range(obs.shape[1]):
             ax.plot(obs[:, i], label=labels[i], linewidth=1.3)
+        _integer_ticks(ax, obs)
         ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8, frameon=False)
     else:
         image = ax.imshow(
@@ -89,12 +104,16 @@ def _actions(ax: Axes, run: Run, space: gym.Space[Any]) -> None:
         for i in range(acts.shape[1]):
             ax.plot(acts[:, i], color=f"C{i}", label=f"action: {labels[i]}", linewidth=4,
                     alpha=0.45)  # fmt: skip
+        _integer_ticks(
+            ax, acts if run.gt is None else np.concatenate([acts.ravel(), run.gt.ravel()])
+        )
         if run.gt is not None:
             gt = run.gt.reshape(len(run.gt), -1)
             for i in range(gt.shape[1]):
                 ax.plot(gt[:, i], color=f"C{i}", linestyle="--", linewidth=1.2,
                         label=f"ground truth: {labels[i]}")  # fmt: skip
-    ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8, frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8, frameon=False,
+              title=_POLICY_TITLE.get(run.policy), title_fontsize=8, alignment="left")  # fmt: skip
     ax.set_ylabel("action")
 
 
@@ -103,6 +122,7 @@ def _outcomes(reward_ax: Axes, perf_ax: Axes, run: Run) -> None:
     reward_ax.bar(steps, run.rewards, width=0.8, color="C2")
     reward_ax.axhline(0, color="0.3", linewidth=0.6)
     reward_ax.set_ylabel("reward")
+    _integer_ticks(reward_ax, np.append(run.rewards, 0.0))
     if len(run.trial_ends):
         perf_ax.plot(run.trial_ends, run.performance, "o", color="C4", markersize=6)
     perf_ax.set_ylim(-0.1, 1.1)
@@ -137,7 +157,7 @@ def plot_env(
         num_steps: Steps to run instead of whole trials.
         policy: ``policy(ob) -> action`` or ``policy(ob, state) -> (action, state)``; default
             the ground-truth action (what correct behaviour looks like), or random actions for
-            tasks without one.
+            tasks without one (the action legend's title says which).
         seed: Seed of ``env.reset``.
         title: Figure title; default the task's id or class name.
         ob_style: ``"auto"`` (traces up to six dims, else a heatmap), ``"traces"`` or
@@ -160,6 +180,7 @@ def plot_env(
     _outcomes(axes[2], axes[3], run)
     _boundaries(list(axes), run)
     axes[-1].set_xlabel(f"step (dt = {run.dt:g} ms)")
+    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))  # whole steps
     spec = getattr(env.unwrapped, "spec", None)
     fig.suptitle(title or getattr(spec, "id", None) or type(env.unwrapped).__name__)
     return fig

@@ -12,7 +12,7 @@ import numpy as np
 
 from neurogym import validate
 
-__all__ = ["Run", "as_policy", "resolve_env", "run_env"]
+__all__ = ["Run", "as_policy", "describe_policy", "policy_kind", "resolve_env", "run_env"]
 
 Policy = Callable[..., Any]
 
@@ -30,6 +30,9 @@ class Run:
         performance: ``info["performance"]`` at each trial end, one per trial.
         trials: The finished trials' dicts, one per trial.
         dt: The env's step in ms.
+        policy: What acted (:func:`policy_kind`): ``"given"`` (the caller's policy),
+            ``"ground truth"`` (the default, for a task with a ground truth) or ``"random"``
+            (the default, for a task without one).
     """
 
     obs: np.ndarray
@@ -40,6 +43,7 @@ class Run:
     performance: np.ndarray
     trials: list[dict[str, Any]]
     dt: float
+    policy: str = "given"
 
 
 def resolve_env(env_or_id: str | gym.Env[Any, Any], **kwargs: Any) -> gym.Env[Any, Any]:
@@ -93,14 +97,37 @@ def _model_policy(model: Any) -> Callable[[Any, Any], tuple[Any, Any]]:
     return policy
 
 
+def policy_kind(env: gym.Env[Any, Any], policy: Policy | None = None) -> str:
+    """What :func:`run_env` steps ``env`` with: ``"given"``, ``"ground truth"`` or ``"random"``.
+
+    Without a policy, a task that declares a ground truth (``has_groundtruth``, True by
+    default; ``neurogym check`` verifies the declaration) is answered with it, any other
+    (bandits, ``Null``) gets seeded random actions.
+    """
+    if policy is not None:
+        return "given"
+    return "ground truth" if getattr(env.unwrapped, "has_groundtruth", True) else "random"
+
+
+def describe_policy(env: gym.Env[Any, Any], policy: Policy | None = None) -> str:
+    """:func:`policy_kind` as words: ``"the ground-truth policy"``, ``"random actions (...)"``."""
+    kind = policy_kind(env, policy)
+    if kind == "given":
+        return "the given policy"
+    if kind == "ground truth":
+        return "the ground-truth policy"
+    return f"random actions ({type(env.unwrapped).__name__} has no ground truth)"
+
+
 def _default_policy(env: gym.Env[Any, Any], seed: int) -> Callable[[Any, Any], tuple[Any, Any]]:
     """The ground-truth action where the task has one (``gt_now``), else a seeded random one."""
     task: Any = env.unwrapped
     space = env.action_space
     space.seed(seed)
+    answers = policy_kind(env) == "ground truth"
 
     def policy(ob: Any, state: Any) -> tuple[Any, Any]:
-        if getattr(task, "_has_gt", False):
+        if answers and getattr(task, "_has_gt", False):
             gt = task.gt_now
             return (np.asarray(gt, dtype=space.dtype) if space.shape else int(gt)), state
         return space.sample(), state
@@ -183,4 +210,5 @@ def run_env(
         performance=np.asarray(perf),
         trials=trials,
         dt=float(getattr(env.unwrapped, "dt", 1.0)),
+        policy=policy_kind(env, policy),
     )
