@@ -140,6 +140,25 @@ def test_perfectly_separated_choices_get_a_finite_bias_reduced_fit_and_a_figure(
     assert noisy.method == "ml"
 
 
+def test_a_network_that_never_errs_but_guesses_at_coherence_0_gets_the_firth_fit():
+    # quasi-complete separation: the choices mix only at 0, so the ML slope is still
+    # infinite (the ML iterations used to stop after 200 steps at an arbitrary slope)
+    env = neurogym.make(PDM)
+    perfect = lambda ob: int(env.unwrapped.gt_now)  # noqa: E731
+    strengths, choices = plot.collect_choices(env, perfect, 300, seed=0)
+    at_zero = choices[strengths == 0]
+    assert 0 < at_zero.mean() < 1  # both choices at coherence 0
+    fig, fit = plot.plot_psychometric(strengths, choices)
+    assert fit.method == "firth"
+    assert "logistic fit (bias-reduced: perfect separation)" in [
+        text.get_text() for text in fig.legends[0].get_texts()
+    ]
+    assert abs(fit.bias) < 1
+    assert fit.predict([-6.4])[0] < 0.05 < 0.95 < fit.predict([6.4])[0]
+    with pytest.raises(ValueError, match="probit slope is infinite"):
+        plot.fit_psychometric(strengths, choices, kind="probit")
+
+
 def test_plot_training_shows_reward_and_performance_per_trial():
     monitor = Monitor(neurogym.make(PDM), verbose=False)
     monitor.reset(seed=0)

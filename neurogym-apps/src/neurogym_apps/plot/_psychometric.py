@@ -65,9 +65,10 @@ def fit_psychometric(x: Any, choices: Any, kind: Kind = "logistic") -> Psychomet
     """Fit of ``P(choice = 1 | x)`` (a binomial GLM, Fisher scoring).
 
     Maximum likelihood, unless the strengths separate the choices perfectly (a network that
-    never errs): the ML slope is then infinite, and the logistic fit is Firth's bias-reduced
-    estimate (Firth 1993, Biometrika 80:27-38: the likelihood penalised by the Jeffreys
-    prior), which is finite and steep; ``method`` says which was used.
+    never errs; also when the choices mix only at one strength, as a perfect network's
+    coherence-0 trials do): the ML slope is then infinite, and the logistic fit is Firth's
+    bias-reduced estimate (Firth 1993, Biometrika 80:27-38: the likelihood penalised by the
+    Jeffreys prior), which is finite and steep; ``method`` says which was used.
 
     Args:
         x: Signed stimulus strengths, one per trial.
@@ -79,8 +80,8 @@ def fit_psychometric(x: Any, choices: Any, kind: Kind = "logistic") -> Psychomet
 
     Raises:
         ValueError: On mismatched or non-binary inputs, fewer than 2 distinct strengths, only
-            one choice made, a probit fit of separated choices (use the logistic), or choices
-            that do not depend on strength.
+            one choice made, a probit fit of separated choices (use the logistic), choices
+            that do not depend on strength, or a fit that does not converge.
     """
     validate.choice(kind, "kind", ("logistic", "probit"))
     xs = np.asarray(x, dtype=float).ravel()
@@ -94,7 +95,10 @@ def fit_psychometric(x: Any, choices: Any, kind: Kind = "logistic") -> Psychomet
     ones, zeros = xs[ys == 1], xs[ys == 0]
     if ones.size == 0 or zeros.size == 0:
         raise ValueError("only one choice occurs: no psychometric function can be fitted")
-    separated = ones.min() > zeros.max() or zeros.min() > ones.max()
+    # (quasi-)complete separation: a threshold with only one choice on either side, the
+    # choices mixed at most at the threshold itself (a network that never errs, answering
+    # coherence 0 at chance): the ML slope is infinite in both cases
+    separated = ones.min() >= zeros.max() or zeros.min() >= ones.max()
     if separated and kind != "logistic":
         raise ValueError(
             "strength separates the choices perfectly: the probit slope is infinite; "
@@ -135,8 +139,11 @@ def _scoring(design: np.ndarray, ys: np.ndarray, kind: Kind, *, firth: bool) -> 
         change = np.clip(step - beta, -5.0, 5.0)
         beta = beta + change
         if np.max(np.abs(change)) < 1e-9:
-            break
-    return beta
+            return beta
+    raise ValueError(
+        f"the {kind} fit did not converge in 200 iterations (coefficients {beta.tolist()}): "
+        "the choices may be too few for a fit"
+    )
 
 
 def collect_choices(
