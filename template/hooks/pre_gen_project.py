@@ -20,6 +20,9 @@ ANSWERS = {
     "license": {{ cookiecutter.license | jsonify }},
     "description": {{ cookiecutter.description | jsonify }},
     "tags": {{ cookiecutter.tags | jsonify }},
+    "task_description": {{ cookiecutter.task_description | jsonify }},
+    "paper_name": {{ cookiecutter.paper_name | jsonify }},
+    "paper_link": {{ cookiecutter.paper_link | jsonify }},
 }
 # The private variables are rendered into paths (src/<package>/tasks/<module>.py). They are
 # derived from the answers, but a command line or a replay file can set them too: each must
@@ -30,16 +33,25 @@ DERIVED = {
     "__task_module": {{ cookiecutter.__task_module | jsonify }},
 }
 
-# Upper bounds that keep every generated line within the 99 columns the ruff config allows.
+# Upper bounds that keep every generated line within the 99 columns the ruff config allows
+# (the task's description and paper are wrapped over several lines, the link stands alone).
 MAX_NAME = 32
 MAX_TEXT = 80
+MAX_LONG_TEXT = 200
 MAX_TAG = 30
+MAX_WORD = 60  # a longer word could not be wrapped within 99 columns
 
 PLUGIN_NAME_RE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*", re.ASCII)
 NAMESPACE_RE = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)  # gymnasium's namespace grammar
 CLASS_RE = re.compile(r"[A-Z][A-Za-z0-9]*", re.ASCII)
 EMAIL_RE = re.compile(r"[^@\s\"\\]+@[^@\s\"\\]+\.[^@\s\"\\]+")
-TAG_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*", re.ASCII)
+# Words of letters, digits, '_', '.' or '-', separated by single spaces: 'working memory',
+# 'go-no-go' and 'steps action space' are tags of first-party tasks.
+TAG_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*", re.ASCII)
+LINK_RE = re.compile(r"https?://[^\s\"\\]+", re.ASCII)
+# What an answer left at its default says: the baked task spec carries it, and the baked tests
+# fail until it is replaced.
+TODO = "TODO"
 LICENSES = ("Apache-2.0", "MIT", "BSD-3-Clause", "GPL-3.0-or-later")
 
 # neurogym-core is "neurogym-core" and registers its own tasks as plugin "core"; "apps" is
@@ -107,16 +119,49 @@ def check_task_class(name: str) -> list[str]:
     return []
 
 
-def check_text(key: str, value: str) -> list[str]:
+def check_text(key: str, value: str, limit: int = MAX_TEXT) -> list[str]:
     """Problems with a free-text answer that is written into TOML, Python and Markdown."""
     if not value.strip():
         return [f"{key} must not be empty"]
-    if len(value) > MAX_TEXT:
-        return [f"{key} is {len(value)} characters long; the limit is {MAX_TEXT}"]
+    if len(value) > limit:
+        return [f"{key} is {len(value)} characters long; the limit is {limit}"]
     if value != value.strip():
         return [f"{key} {value!r} has leading or trailing spaces"]
     if any(char in value for char in '"\\') or not value.isprintable():
         return [f"{key} {value!r} must be one line without double quotes or backslashes"]
+    if "  " in value:
+        return [f"{key} {value!r} has two spaces in a row; separate words with one"]
+    return []
+
+
+def check_link(key: str, value: str) -> list[str]:
+    """Problems with a link: an http(s) URL, or TODO to write it later."""
+    if value == TODO:
+        return []
+    if not LINK_RE.fullmatch(value) or len(value) > MAX_LONG_TEXT:
+        return [
+            f"{key} {value!r} is not a link: give an http:// or https:// URL of up to "
+            f"{MAX_LONG_TEXT} characters without spaces or quotes (e.g. "
+            f"'https://doi.org/10.1523/JNEUROSCI.12-12-04745.1992'), or {TODO} to write it later"
+        ]
+    return []
+
+
+def check_cell(key: str, value: str) -> list[str]:
+    """Problems with text that the README's task table shows in a cell."""
+    if "|" in value:
+        return [f"{key} {value!r} holds '|', which would split the README's task table"]
+    return []
+
+
+def check_words(key: str, value: str) -> list[str]:
+    """Problems with text that is wrapped at spaces (a word longer than a line cannot be)."""
+    long_words = [word for word in value.split(" ") if len(word) > MAX_WORD]
+    if " " in value and long_words:
+        return [
+            f"{key} has a word of {len(long_words[0])} characters ({long_words[0][:20]!r}...); "
+            f"words have at most {MAX_WORD}"
+        ]
     return []
 
 
@@ -141,8 +186,9 @@ def check_tags(tags: str) -> list[str]:
     if bad:
         return [
             f"tags {tags!r}: {', '.join(repr(tag) for tag in bad)} not valid; give one or more "
-            f"comma-separated tags of up to {MAX_TAG} letters, digits, '_', '.' or '-' (e.g. "
-            "'perceptual, two-alternative')"
+            f"comma-separated tags of up to {MAX_TAG} characters each: words of letters, "
+            "digits, '_', '.' or '-' separated by single spaces (e.g. 'perceptual, "
+            "working memory, go-no-go')"
         ]
     if len(set(items)) != len(items):
         return [f"tags {tags!r} repeat a tag"]
@@ -160,6 +206,13 @@ def problems(answers: dict[str, str]) -> list[str]:
         *check_license(answers["license"]),
         *check_text("description", answers["description"]),
         *check_tags(answers["tags"]),
+        *check_text("task_description", answers["task_description"], MAX_LONG_TEXT),
+        *check_cell("task_description", answers["task_description"]),
+        *check_words("task_description", answers["task_description"]),
+        *check_text("paper_name", answers["paper_name"], MAX_LONG_TEXT),
+        *check_cell("paper_name", answers["paper_name"]),
+        *check_words("paper_name", answers["paper_name"]),
+        *check_link("paper_link", answers["paper_link"]),
     ]
 
 

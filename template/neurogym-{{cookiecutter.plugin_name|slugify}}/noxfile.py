@@ -13,9 +13,12 @@ PYPROJECT = nox.project.load_toml("pyproject.toml")
 # The neurogym-core to test against: from PyPI unless NEUROGYM_CORE names another one, e.g.
 # the neurogym-core/ directory of a checkout (NEUROGYM_CORE=../neurogym/neurogym-core nox).
 CORE = os.environ.get("NEUROGYM_CORE", "neurogym-core")
+# The Python versions the plugin supports (the classifiers in pyproject.toml say the same):
+# `nox -s tests` runs on each one installed, `nox -s tests-3.12` on one (as CI does).
+PYTHONS = ["3.11", "3.12", "3.13"]
 
 
-@nox.session
+@nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
     """Install the plugin with its test dependencies and run its tests."""
     session.install(CORE, "-e", ".", *nox.project.dependency_groups(PYPROJECT, "test"))

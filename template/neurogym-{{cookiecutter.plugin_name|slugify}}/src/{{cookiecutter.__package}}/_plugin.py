@@ -24,12 +24,31 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
             "{{ tag | trim }}",
 {% endfor %}
         ),
-        paper_name=(
-            "The analysis of visual motion: a comparison of neuronal and psychophysical "
-            "performance"
+{% if "TODO" in cookiecutter.task_description ~ cookiecutter.paper_name ~ cookiecutter.paper_link %}
+        # TODO: write your task's paper and description (the tests fail until no TODO is
+        # left). The example task as baked follows Britten et al. (1992), "The analysis of
+        # visual motion: a comparison of neuronal and psychophysical performance",
+        # https://www.jneurosci.org/content/12/12/4745
+{% endif %}
+{#
+    Each string on one line if it fits in 99 columns (or is one word, such as a link), else
+    wrapped at spaces over the lines of one implicitly concatenated string.
+#}
+{% for key, text in [
+    ("paper_name", cookiecutter.paper_name),
+    ("paper_link", cookiecutter.paper_link),
+    ("description", cookiecutter.task_description),
+] %}
+{% if key | length + text | length <= 87 or " " not in text %}
+        {{ key }}="{{ text }}",
+{% else %}
+        {{ key }}=(
+{% for line in (text | wordwrap(78, break_long_words=false, wrapstring="\n", break_on_hyphens=false)).split("\n") %}
+            "{{ line }}{{ "" if loop.last else " " }}"
+{% endfor %}
         ),
-        paper_link="https://www.jneurosci.org/content/12/12/4745",
-        description="Report which of two noisy stimuli is stronger (a two-alternative choice).",
+{% endif %}
+{% endfor %}
     ),
 )
 
