@@ -136,7 +136,7 @@ class _FixationCueInStimulus(neurogym.make("PerceptualDecisionMaking").unwrapped
 
     def _new_trials(self, b: Any, **kwargs: Any) -> dict[str, Any]:
         out: dict[str, Any] = super()._new_trials(b, **kwargs)
-        b.add_ob(1, "stimulus", where="fixation")
+        b.add_input(1, "stimulus", where="fixation")
         return out
 
 

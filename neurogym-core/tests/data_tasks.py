@@ -41,11 +41,11 @@ class VarTask(TrialEnv):
         coh = b.choice("coh", self.cohs)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         b.set_param("n_steps", b.lengths)
-        b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
+        b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
         signal = np.stack([1 + coh * (gt == 0), 1 + coh * (gt == 1)], axis=1)
-        b.add_ob(signal, "stimulus", where="stimulus")
-        b.add_randn(0, 0.3, "stimulus", where="stimulus")
-        b.set_groundtruth(gt, "decision", where="choice")
+        b.add_input(signal, "stimulus", where="stimulus")
+        b.add_noise(0, 0.3, "stimulus", where="stimulus")
+        b.set_target(gt, "decision", where="choice")
         return {}
 
 

@@ -27,8 +27,8 @@ class _TwoChoice(TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: object) -> dict[str, object]:
         gt = validate.integers_in_range(b.choice("ground_truth", [1, 2]), "ground_truth", 1, 2)
         b.add_period(["fixation", "decision"])
-        b.add_ob(1, "fixation", where=0)
-        b.set_groundtruth(gt, "decision")
+        b.add_input(1, "fixation", where=0)
+        b.set_target(gt, "decision")
         return {}
 
 

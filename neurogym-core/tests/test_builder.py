@@ -133,14 +133,15 @@ def test_add_period_list_with_explicit_durations_and_a_start_time():
     np.testing.assert_array_equal(batch.lengths, [4, 4])
 
 
-def before_after(b):
+def before_after(b, add_ob="add_input"):
+    """A body for a batch (``b``) or a single trial (``add_ob="add_ob"``, ``b`` the env)."""
     b.add_period("fixation")  # [0, 200)
     b.add_period("stimulus", after="fixation")  # [200, 500)
     b.add_period("cue", duration=100, before="stimulus")  # [100, 200)
     b.add_period("probe", duration=200, after=350)  # [350, 550)
     b.add_period("decision", after="probe")  # [550, 650)
-    b.add_ob(1, "probe", "extra")
-    b.add_ob(2, "cue", 0)
+    getattr(b, add_ob)(1, "probe", "extra")
+    getattr(b, add_ob)(2, "cue", 0)
 
 
 def test_before_and_after_names_and_numbers_in_a_batch():
@@ -169,7 +170,7 @@ def test_before_and_after_names_and_numbers_in_a_batch():
 
 
 def test_before_and_after_names_and_numbers_in_a_single_trial():
-    env = single(lambda e: before_after(e))
+    env = single(lambda e: before_after(e, "add_ob"))
     assert env.start_t["cue"] == 100
     assert env.end_t["probe"] == 550
     assert env.start_ind["probe"] == 3
@@ -250,7 +251,7 @@ def test_non_period_timing_keys_are_never_sampled():
 
     def body(b):
         b.add_period(PERIODS)
-        b.add_randn(0, 1, "stimulus")
+        b.add_noise(0, 1, "stimulus")
 
     a = make_batch(body, n=3, timing=TIMING, seed=8)
     b = make_batch(body, n=3, timing=with_extra, seed=8)
@@ -274,7 +275,7 @@ def test_per_trial_state_is_cleared_between_trials():
 
 
 def test_in_period_uses_ms_with_half_open_bounds():
-    env = single(lambda e: before_after(e))
+    env = single(lambda e: before_after(e, "add_ob"))
     assert env.in_period("probe", 350)
     assert env.in_period("probe", 549.9)
     assert not env.in_period("probe", 550)
@@ -323,13 +324,13 @@ def trial_body(*calls):
 
 
 def test_add_ob_scalar_over_the_whole_trial():
-    batch = make_batch(stim_body(("add_ob", (2.5,), {})))
+    batch = make_batch(stim_body(("add_input", (2.5,), {})))
     np.testing.assert_array_equal(batch.ob, np.full((2, 6, 4), 2.5, np.float32))
     assert batch.ob.dtype == np.float32
 
 
 def test_add_ob_per_dim_vector():
-    batch = make_batch(stim_body(("add_ob", ([0.5, -0.5], "stimulus", "stimulus"), {})))
+    batch = make_batch(stim_body(("add_input", ([0.5, -0.5], "stimulus", "stimulus"), {})))
     expected = zeros()
     expected[:, STIM, 1:3] = [0.5, -0.5]
     np.testing.assert_array_equal(batch.ob, expected)
@@ -337,7 +338,7 @@ def test_add_ob_per_dim_vector():
 
 def test_add_ob_per_trial_rows():
     value = np.array([[1.0, 2.0], [3.0, 4.0]])
-    batch = make_batch(stim_body(("add_ob", (value, "stimulus", "stimulus"), {})))
+    batch = make_batch(stim_body(("add_input", (value, "stimulus", "stimulus"), {})))
     expected = zeros()
     expected[0, STIM, 1:3] = [1, 2]
     expected[1, STIM, 1:3] = [3, 4]
@@ -345,7 +346,7 @@ def test_add_ob_per_trial_rows():
 
 
 def test_add_ob_per_trial_scalar_at_one_dim():
-    batch = make_batch(stim_body(("add_ob", (np.array([7.0, 8.0]), "decision", 3), {})))
+    batch = make_batch(stim_body(("add_input", (np.array([7.0, 8.0]), "decision", 3), {})))
     expected = zeros()
     expected[0, DEC, 3] = 7
     expected[1, DEC, 3] = 8
@@ -354,7 +355,9 @@ def test_add_ob_per_trial_scalar_at_one_dim():
 
 def test_add_ob_per_step_shared_by_all_trials():
     value = np.arange(6.0).reshape(3, 2)
-    batch = make_batch(stim_body(("add_ob", (value, "stimulus", "stimulus"), {"per_step": True})))
+    batch = make_batch(
+        stim_body(("add_input", (value, "stimulus", "stimulus"), {"per_step": True}))
+    )
     expected = zeros()
     expected[:, STIM, 1:3] = value
     np.testing.assert_array_equal(batch.ob, expected)
@@ -362,14 +365,18 @@ def test_add_ob_per_step_shared_by_all_trials():
 
 def test_add_ob_per_step_per_trial():
     value = np.arange(12.0).reshape(2, 3, 2)
-    batch = make_batch(stim_body(("add_ob", (value, "stimulus", "stimulus"), {"per_step": True})))
+    batch = make_batch(
+        stim_body(("add_input", (value, "stimulus", "stimulus"), {"per_step": True}))
+    )
     expected = zeros()
     expected[:, STIM, 1:3] = value
     np.testing.assert_array_equal(batch.ob, expected)
 
 
 def test_add_ob_per_step_at_one_dim():
-    batch = make_batch(stim_body(("add_ob", ([1, 2, 3], "stimulus", "extra"), {"per_step": True})))
+    batch = make_batch(
+        stim_body(("add_input", ([1, 2, 3], "stimulus", "extra"), {"per_step": True}))
+    )
     expected = zeros()
     expected[:, STIM, 3] = [1, 2, 3]
     np.testing.assert_array_equal(batch.ob, expected)
@@ -394,7 +401,7 @@ WHERE_FORMS = [
 
 @pytest.mark.parametrize(("where", "dims"), WHERE_FORMS)
 def test_where_forms_in_a_batch(where, dims):
-    batch = make_batch(stim_body(("add_ob", (1, "stimulus", where), {})))
+    batch = make_batch(stim_body(("add_input", (1, "stimulus", where), {})))
     expected = zeros()
     expected[:, STIM, dims] = 1
     np.testing.assert_array_equal(batch.ob, expected)
@@ -411,7 +418,7 @@ def test_where_forms_in_a_single_trial(where, dims):
 def test_where_names_follow_a_replaced_observation_space():
     def body(b):
         b.add_period("fixation")
-        b.add_ob(1, "fixation", "target")
+        b.add_input(1, "fixation", "target")
 
     env = BatchTask(body)
     env.rng = np.random.default_rng(0)
@@ -424,7 +431,7 @@ def test_where_names_follow_a_replaced_observation_space():
 
 
 def test_where_order_follows_the_given_indices():
-    batch = make_batch(stim_body(("add_ob", ([10, 20], "decision", [3, 0]), {})))
+    batch = make_batch(stim_body(("add_input", ([10, 20], "decision", [3, 0]), {})))
     expected = zeros()
     expected[:, DEC, 3] = 10
     expected[:, DEC, 0] = 20
@@ -433,7 +440,7 @@ def test_where_order_follows_the_given_indices():
 
 @pytest.mark.parametrize("where", [[-2, -1], [-1], range(-2, 0)])
 def test_negative_index_lists_select_the_last_dims(where):
-    batch = make_batch(stim_body(("add_ob", (1, "stimulus", where), {})))
+    batch = make_batch(stim_body(("add_input", (1, "stimulus", where), {})))
     expected = zeros()
     expected[:, STIM, [4 + i for i in where]] = 1
     np.testing.assert_array_equal(batch.ob, expected)
@@ -442,8 +449,8 @@ def test_negative_index_lists_select_the_last_dims(where):
 def test_add_ob_period_list_and_accumulation():
     batch = make_batch(
         stim_body(
-            ("add_ob", (1, ["fixation", "decision"], "fixation"), {}),
-            ("add_ob", (1, ["fixation"], "fixation"), {}),
+            ("add_input", (1, ["fixation", "decision"], "fixation"), {}),
+            ("add_input", (1, ["fixation"], "fixation"), {}),
         )
     )
     expected = zeros()
@@ -455,9 +462,9 @@ def test_add_ob_period_list_and_accumulation():
 def test_set_ob_replaces_only_the_selected_cells():
     batch = make_batch(
         stim_body(
-            ("add_ob", (1,), {}),
-            ("set_ob", (5, "stimulus", "stimulus"), {}),
-            ("set_ob", ([7, 8], "decision", [3, 0]), {}),
+            ("add_input", (1,), {}),
+            ("set_input", (5, "stimulus", "stimulus"), {}),
+            ("set_input", ([7, 8], "decision", [3, 0]), {}),
         )
     )
     expected = np.ones((2, 6, 4), np.float32)
@@ -475,7 +482,8 @@ def test_callable_value_with_per_step_receives_the_selected_view():
         return view * 2
 
     body = stim_body(
-        ("add_ob", (1,), {}), ("add_ob", (addend, "stimulus", "stimulus"), {"per_step": True})
+        ("add_input", (1,), {}),
+        ("add_input", (addend, "stimulus", "stimulus"), {"per_step": True}),
     )
     batch = make_batch(body)
     expected = np.ones((2, 6, 4), np.float32)
@@ -492,7 +500,7 @@ def test_callable_value_receives_the_selected_view():
         return view * 2
 
     batch = make_batch(
-        stim_body(("add_ob", (1,), {}), ("add_ob", (addend, "stimulus", "stimulus"), {}))
+        stim_body(("add_input", (1,), {}), ("add_input", (addend, "stimulus", "stimulus"), {}))
     )
     expected = np.ones((2, 6, 4), np.float32)
     expected[:, STIM, 1:3] = 3
@@ -547,7 +555,7 @@ def test_views_are_writable_windows_on_the_trial():
 
     def batch_body(b):
         b.add_period(PERIODS)
-        b.view_ob("decision")[..., 0] = 3
+        b.view_input("decision")[..., 0] = 3
 
     batch = make_batch(batch_body)
     expected = zeros()
@@ -558,7 +566,7 @@ def test_views_are_writable_windows_on_the_trial():
 def test_default_ob_value_fills_the_arrays():
     def body(b):
         b.add_period(PERIODS)
-        b.add_ob(1, "decision", 0)
+        b.add_input(1, "decision", 0)
 
     env = BatchTask(body)
     env._default_ob_value = 0.5
@@ -572,7 +580,7 @@ def test_default_ob_value_fills_the_arrays():
 # =========================================================================== noise
 def test_add_randn_statistics_and_support():
     n, mu, sigma = 4000, 1.5, 2.0
-    batch = make_batch(stim_body(("add_randn", (mu, sigma, "stimulus", "stimulus"), {})), n=n)
+    batch = make_batch(stim_body(("add_noise", (mu, sigma, "stimulus", "stimulus"), {})), n=n)
     assert batch.ob.dtype == np.float32
     region = batch.ob[:, STIM, 1:3]
     assert abs(region.mean() - mu) < 5 * sigma / np.sqrt(region.size)
@@ -590,7 +598,7 @@ def test_add_randn_statistics_and_support():
 def test_add_randn_with_one_sigma_per_trial(ragged):
     sigma = np.array([0.0, 1.0, 3.0] * 1000)
     timing = {**TIMING, "stimulus": ("choice", (300, 500))} if ragged else None
-    body = stim_body(("add_randn", (0.0, sigma, "stimulus", "stimulus"), {}))
+    body = stim_body(("add_noise", (0.0, sigma, "stimulus", "stimulus"), {}))
     batch = make_batch(body, n=sigma.size, timing=timing)
     start, end = batch.periods["stimulus"]
     for level in (0.0, 1.0, 3.0):
@@ -598,7 +606,7 @@ def test_add_randn_with_one_sigma_per_trial(ragged):
         draws = np.concatenate([batch.ob[r, start[r] : end[r], 1:3].ravel() for r in rows])
         assert draws.std() == pytest.approx(level, abs=0.05)
     with pytest.raises(ValueError, match=r"^sigma must be one number or one per trial"):
-        make_batch(stim_body(("add_randn", (0.0, np.ones(3), "stimulus"), {})), n=2)
+        make_batch(stim_body(("add_noise", (0.0, np.ones(3), "stimulus"), {})), n=2)
 
 
 def test_forced_values_of_a_given_shape():
@@ -637,9 +645,9 @@ def test_a_single_envs_trials_are_the_rows_of_its_blocks():
     def body(b, **kwargs):
         b.add_period(["fixation", "stimulus", "decision"])
         gt = b.choice("ground_truth", [0, 1])
-        b.add_ob(1, ["fixation", "stimulus"], "fixation")
-        b.add_randn(0, 1, "stimulus", "stimulus")
-        b.set_groundtruth(gt, "decision", "choice")
+        b.add_input(1, ["fixation", "stimulus"], "fixation")
+        b.add_noise(0, 1, "stimulus", "stimulus")
+        b.set_target(gt, "decision", "choice")
         return {}
 
     timing = {"fixation": ("uniform", (100, 500)), "stimulus": (200, 300), "decision": 100}
@@ -659,7 +667,7 @@ def test_a_single_envs_trials_are_the_rows_of_its_blocks():
 
 # =========================================================================== ground truth
 def test_set_groundtruth_maps_choice_indices_and_masks_exactly():
-    body = stim_body(("set_groundtruth", (np.array([0, 1, 1]), "decision", "choice"), {}))
+    body = stim_body(("set_target", (np.array([0, 1, 1]), "decision", "choice"), {}))
     batch = make_batch(body, n=3)
     expected = np.zeros((3, 6), np.int64)
     expected[:, 5] = [1, 2, 2]
@@ -673,8 +681,8 @@ def test_set_groundtruth_maps_choice_indices_and_masks_exactly():
 def test_set_groundtruth_without_where_and_several_periods():
     batch = make_batch(
         stim_body(
-            ("set_groundtruth", (0, "fixation"), {}),
-            ("set_groundtruth", (1, "decision", "choice"), {}),
+            ("set_target", (0, "fixation"), {}),
+            ("set_target", (1, "decision", "choice"), {}),
         )
     )
     np.testing.assert_array_equal(batch.gt, [[0, 0, 0, 0, 0, 2]] * 2)
@@ -684,8 +692,8 @@ def test_set_groundtruth_without_where_and_several_periods():
 def test_set_groundtruth_whole_trial_and_overwrite():
     batch = make_batch(
         stim_body(
-            ("set_groundtruth", (2,), {}),
-            ("set_groundtruth", (0, "stimulus"), {}),
+            ("set_target", (2,), {}),
+            ("set_target", (0, "stimulus"), {}),
         )
     )
     np.testing.assert_array_equal(batch.gt, [[2, 2, 0, 0, 0, 2]] * 2)
@@ -695,8 +703,8 @@ def test_set_groundtruth_whole_trial_and_overwrite():
 def test_set_groundtruth_on_a_box_action_space():
     action_space = spaces.Box(-INF, INF, shape=(2,), name={"x": 0, "y": 1})
     body = stim_body(
-        ("set_groundtruth", ([0.5, -0.5], "decision"), {}),
-        ("set_groundtruth", (np.array([3.0, 4.0]), "stimulus", "y"), {}),
+        ("set_target", ([0.5, -0.5], "decision"), {}),
+        ("set_target", (np.array([3.0, 4.0]), "stimulus", "y"), {}),
     )
     batch = make_batch(body, action_space=action_space)
     expected = np.zeros((2, 6, 2), np.float32)
@@ -717,7 +725,7 @@ def test_unknown_action_name_raises():
     with pytest.raises(
         KeyError, match=r"where='left' is not an action name; .*\['choice', 'fixation'\]"
     ):
-        make_batch(stim_body(("set_groundtruth", (0, "decision", "left"), {})))
+        make_batch(stim_body(("set_target", (0, "decision", "left"), {})))
 
 
 # =========================================================================== ragged batches
@@ -747,7 +755,7 @@ def ragged(*calls):
 
 
 def test_ragged_periods_bounds_and_lengths():
-    batch = make_batch(ragged(("add_ob", (1, None, "extra"), {})), n=3)
+    batch = make_batch(ragged(("add_input", (1, None, "extra"), {})), n=3)
     np.testing.assert_array_equal(batch.lengths, [5, 6, 5])
     assert batch.ob.shape == (3, 6, 4)
     for name, bounds in (
@@ -770,10 +778,10 @@ def test_ragged_constant_per_dim_and_per_trial_values():
     rows = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     batch = make_batch(
         ragged(
-            ("add_ob", (1, "fixation", "fixation"), {}),
-            ("add_ob", ([0.5, -0.5], "stimulus", "stimulus"), {}),
-            ("add_ob", (rows, "decision", "stimulus"), {}),
-            ("set_ob", (np.array([7.0, 8.0, 9.0]), ["fixation", "decision"], 3), {}),
+            ("add_input", (1, "fixation", "fixation"), {}),
+            ("add_input", ([0.5, -0.5], "stimulus", "stimulus"), {}),
+            ("add_input", (rows, "decision", "stimulus"), {}),
+            ("set_input", (np.array([7.0, 8.0, 9.0]), ["fixation", "decision"], 3), {}),
         ),
         n=3,
     )
@@ -795,8 +803,8 @@ def test_ragged_per_step_values_align_at_the_period_start():
     per_trial = np.arange(3 * 3, dtype=float).reshape(3, 3) + 100  # (B, L) at one dim
     batch = make_batch(
         ragged(
-            ("add_ob", (shared, "stimulus", "stimulus"), {"per_step": True}),
-            ("add_ob", (per_trial, "stimulus", 0), {"per_step": True}),
+            ("add_input", (shared, "stimulus", "stimulus"), {"per_step": True}),
+            ("add_input", (per_trial, "stimulus", 0), {"per_step": True}),
         ),
         n=3,
     )
@@ -810,8 +818,8 @@ def test_ragged_per_step_values_align_at_the_period_start():
 def test_ragged_groundtruth_and_mask():
     batch = make_batch(
         ragged(
-            ("set_groundtruth", (np.array([0, 1, 1]), "decision", "choice"), {}),
-            ("set_groundtruth", (0, "fixation"), {}),
+            ("set_target", (np.array([0, 1, 1]), "decision", "choice"), {}),
+            ("set_target", (0, "fixation"), {}),
         ),
         n=3,
     )
@@ -827,7 +835,7 @@ def test_ragged_groundtruth_and_mask():
 
 
 def test_ragged_noise_only_inside_the_period():
-    batch = make_batch(ragged(("add_randn", (0.0, 1.0, "stimulus", [1, 3]), {})), n=3)
+    batch = make_batch(ragged(("add_noise", (0.0, 1.0, "stimulus", [1, 3]), {})), n=3)
     inside = np.zeros((3, 6, 4), bool)
     for i, (start, end) in enumerate(RAGGED_STIM):
         inside[i, start:end, [1, 3]] = True
@@ -840,8 +848,8 @@ def test_ragged_sampled_periods_write_each_trial_its_own_window():
 
     def body(b):
         b.add_period(PERIODS)
-        b.add_ob(1, "stimulus", "stimulus")
-        b.set_groundtruth(1, "decision", "choice")
+        b.add_input(1, "stimulus", "stimulus")
+        b.set_target(1, "decision", "choice")
 
     batch = make_batch(body, n=200, timing=timing, seed=5)
     assert len(np.unique(batch.lengths)) > 1
@@ -858,11 +866,11 @@ def test_ragged_sampled_periods_write_each_trial_its_own_window():
 
 def test_ragged_callable_and_views_are_refused():
     with pytest.raises(TypeError, match="callable values need a period with the same bounds"):
-        make_batch(ragged(("add_ob", (lambda v: v + 1, "stimulus"), {})), n=3)
+        make_batch(ragged(("add_input", (lambda v: v + 1, "stimulus"), {})), n=3)
     with pytest.raises(
         ValueError, match="period 'stimulus' has different bounds across the batch"
     ):
-        make_batch(ragged(("view_ob", ("stimulus",), {})), n=3)
+        make_batch(ragged(("view_input", ("stimulus",), {})), n=3)
 
 
 def test_add_randn_on_an_empty_period_with_ragged_starts():
@@ -870,7 +878,7 @@ def test_add_randn_on_an_empty_period_with_ragged_starts():
 
     def body(b):
         b.add_period(["fixation", "delay", "decision"])
-        b.add_randn(0, 1, "delay")
+        b.add_noise(0, 1, "delay")
 
     batch = make_batch(body, n=8, timing=timing, seed=0)
     assert batch.ob is not None
@@ -884,8 +892,8 @@ def variables(b, **kwargs):
     coh = b.choice("coh", [0.0, 6.4, 12.8])
     b.uniform("x", 0.0, 1.0)
     b.set_param("sigma", 0.5)
-    b.set_groundtruth(gt, "decision", "choice")
-    b.add_ob(coh, "stimulus", "extra")
+    b.set_target(gt, "decision", "choice")
+    b.add_input(coh, "stimulus", "extra")
     return {"label": gt * 10}
 
 
@@ -1042,18 +1050,18 @@ def test_unknown_period_raises(period):
         r"unknown period 'nope'; this trial's periods are \['fixation', 'stimulus', 'decision'\]"
     )
     with pytest.raises(KeyError, match=message):
-        make_batch(stim_body(("add_ob", (1, period), {})))
+        make_batch(stim_body(("add_input", (1, period), {})))
     with pytest.raises(KeyError, match=message):
         single(trial_body(("add_ob", (1, period), {})))
     with pytest.raises(KeyError, match="unknown period 'nope'"):
-        make_batch(stim_body(("set_groundtruth", (1, period), {})))
+        make_batch(stim_body(("set_target", (1, period), {})))
     with pytest.raises(KeyError, match="unknown period 'nope'"):
-        make_batch(stim_body(("add_randn", (0, 1, period), {})))
+        make_batch(stim_body(("add_noise", (0, 1, period), {})))
 
 
 def test_period_names_must_be_str():
     with pytest.raises(TypeError, match=r"period names are str, got 3 in period=\[3\]"):
-        make_batch(stim_body(("add_ob", (1, [3]), {})))
+        make_batch(stim_body(("add_input", (1, [3]), {})))
 
 
 def test_unknown_where_name_raises():
@@ -1062,7 +1070,7 @@ def test_unknown_where_name_raises():
         "['extra', 'fixation', 'stimulus']"
     )
     with pytest.raises(KeyError, match=message):
-        make_batch(stim_body(("add_ob", (1, "stimulus", "nope"), {})))
+        make_batch(stim_body(("add_input", (1, "stimulus", "nope"), {})))
     with pytest.raises(KeyError, match=message):
         single(trial_body(("set_ob", (1, "stimulus", "nope"), {})))
 
@@ -1081,7 +1089,7 @@ def test_unknown_where_name_raises():
 )
 def test_where_out_of_range_or_of_a_bad_type_raises(where, error, message):
     with pytest.raises(error, match=re.escape(message)):
-        make_batch(stim_body(("add_ob", (1, "stimulus", where), {})))
+        make_batch(stim_body(("add_input", (1, "stimulus", where), {})))
     with pytest.raises(error, match=re.escape(message)):
         single(trial_body(("add_ob", (1, "stimulus", where), {})))
 
@@ -1097,18 +1105,18 @@ def test_where_out_of_range_or_of_a_bad_type_raises(where, error, message):
 )
 def test_value_that_does_not_broadcast_names_its_shape(value, kwargs, shape, dims):
     with pytest.raises(ValueError, match="does not broadcast") as info:
-        make_batch(stim_body(("add_ob", (value, "stimulus", "stimulus"), kwargs)))
+        make_batch(stim_body(("add_input", (value, "stimulus", "stimulus"), kwargs)))
     text = str(info.value)
-    assert text.startswith(f"add_ob: a value of shape {shape} does not broadcast to")
+    assert text.startswith(f"add_input: a value of shape {shape} does not broadcast to")
     assert dims in text
     assert "valid shapes:" in text
 
 
 def test_value_shape_errors_in_the_other_verbs():
-    with pytest.raises(ValueError, match=re.escape("set_ob: a value of shape (5,)")):
-        make_batch(stim_body(("set_ob", (np.ones(5), "stimulus", "stimulus"), {})))
-    with pytest.raises(ValueError, match=re.escape("set_groundtruth: a value of shape (3,)")):
-        make_batch(stim_body(("set_groundtruth", (np.array([0, 1, 1]), "decision", "choice"), {})))
+    with pytest.raises(ValueError, match=re.escape("set_input: a value of shape (5,)")):
+        make_batch(stim_body(("set_input", (np.ones(5), "stimulus", "stimulus"), {})))
+    with pytest.raises(ValueError, match=re.escape("set_target: a value of shape (3,)")):
+        make_batch(stim_body(("set_target", (np.array([0, 1, 1]), "decision", "choice"), {})))
     with pytest.raises(ValueError, match=re.escape("add_ob: a value of shape (2,)")):
         single(trial_body(("add_ob", (np.ones(2), "stimulus", "extra"), {})))
     with pytest.raises(ValueError, match=re.escape("a value of shape (5, 2)")):
@@ -1116,27 +1124,55 @@ def test_value_shape_errors_in_the_other_verbs():
 
 
 @pytest.mark.parametrize(
+    ("trial_verb", "batch_verb"),
+    [
+        ("add_ob", "add_input"),
+        ("set_ob", "set_input"),
+        ("add_randn", "add_noise"),
+        ("set_groundtruth", "set_target"),
+        ("view_ob", "view_input"),
+    ],
+)
+def test_a_per_trial_verb_on_the_batch_builder_names_the_batch_verb(trial_verb, batch_verb):
+    def body(b):
+        b.add_period(PERIODS)
+        getattr(b, trial_verb)(1, "stimulus")
+
+    with pytest.raises(AttributeError) as info:
+        make_batch(body)
+    assert str(info.value) == (
+        f"BatchBuilder has no {trial_verb!r}: the batch verbs take one row per trial, use "
+        f"b.{batch_verb}(...); {trial_verb} is TrialEnv's upstream-style verb for _new_trial, "
+        "whose values have one row per time step"
+    )
+    with pytest.raises(
+        AttributeError, match=r"^'BatchBuilder' object has no attribute 'add_obb'$"
+    ):
+        make_batch(lambda b: b.add_obb(1))
+
+
+@pytest.mark.parametrize(
     "first",
     [
-        ("add_ob", (1,)),
-        ("set_ob", (1, "fixation")),
-        ("set_groundtruth", (1, "decision")),
-        ("add_randn", ()),
+        ("add_input", "add_ob", (1,)),
+        ("set_input", "set_ob", (1, "fixation")),
+        ("set_target", "set_groundtruth", (1, "decision")),
+        ("add_noise", "add_randn", ()),
     ],
 )
 def test_add_period_after_writing_raises(first):
-    method, args = first
+    batch_verb, trial_verb, args = first
 
-    def body(b):
+    def body(b, method):
         b.add_period(["fixation", "stimulus", "decision"])
         getattr(b, method)(*args)
         b.add_period("late", duration=100, after="decision")
 
     message = "add_period cannot be called after an observation or ground truth was written"
     with pytest.raises(InvalidOperationError, match=message):
-        make_batch(body)
+        make_batch(lambda b: body(b, batch_verb))
     with pytest.raises(InvalidOperationError, match=message):
-        single(body)
+        single(lambda e: body(e, trial_verb))
     assert neurogym.InvalidOperationError is InvalidOperationError
 
 
@@ -1180,8 +1216,8 @@ def test_set_groundtruth_rows_leave_the_other_trials_without_a_target():
     # EconomicDecisionMaking: a tie between two offers has no correct choice to learn.
     def body(b):
         b.add_period(PERIODS)
-        b.set_groundtruth(1, "fixation")
-        b.set_groundtruth(np.array([1, 2, 1]), "decision", rows=[True, False, True])
+        b.set_target(1, "fixation")
+        b.set_target(np.array([1, 2, 1]), "decision", rows=[True, False, True])
         return {}
 
     batch = make_batch(body, n=3)
@@ -1192,7 +1228,7 @@ def test_set_groundtruth_rows_leave_the_other_trials_without_a_target():
 
     def bad(b):
         b.add_period(PERIODS)
-        b.set_groundtruth(1, "decision", rows=[True, False])
+        b.set_target(1, "decision", rows=[True, False])
         return {}
 
     with pytest.raises(ValueError, match=re.escape("rows must have shape (3,), got (2,)")):

@@ -67,10 +67,10 @@ class _Noisy(TrialEnv):
 
     def _new_trials(self, b, **kwargs):
         b.add_period(["fixation", "stimulus", "decision"])
-        b.add_ob(1, "fixation", where=0)
-        b.add_ob(b.rng.random((b.n, 2)), "stimulus", where=[1, 2])
-        b.add_randn(0, 0.1, "stimulus", where=slice(1, 3))
-        b.set_groundtruth(1, "decision")
+        b.add_input(1, "fixation", where=0)
+        b.add_input(b.rng.random((b.n, 2)), "stimulus", where=[1, 2])
+        b.add_noise(0, 0.1, "stimulus", where=slice(1, 3))
+        b.set_target(1, "decision")
         return {}
 
 
@@ -134,15 +134,15 @@ class _Chain(TrialEnv):
         chain = ["fixation", "stimulus", "delay"]
         value = b.rng.random(b.n) + 1
         if self.merged:
-            b.add_ob(value, chain, where=0)
-            b.set_ob(2, ["stimulus", "delay", "decision"], where=[1, 2])
-            b.set_groundtruth(1, chain)
+            b.add_input(value, chain, where=0)
+            b.set_input(2, ["stimulus", "delay", "decision"], where=[1, 2])
+            b.set_target(1, chain)
         else:
             for name in chain:
-                b.add_ob(value, name, where=0)
-                b.set_groundtruth(1, name)
+                b.add_input(value, name, where=0)
+                b.set_target(1, name)
             for name in ["stimulus", "delay", "decision"]:
-                b.set_ob(2, name, where=[1, 2])
+                b.set_input(2, name, where=[1, 2])
         return {}
 
 

@@ -44,10 +44,10 @@ class Good(TrialEnv):
     def _new_trials(self, b, **kwargs):
         b.add_period(["fixation", "stimulus", "decision"])
         gt = b.choice("ground_truth", [0, 1])
-        b.add_ob(1, ["fixation", "stimulus"], "fixation")
-        b.add_ob(np.stack([gt, 1 - gt], axis=-1) * 0.5, "stimulus", "stimulus")
-        b.add_randn(0, 0.1, "stimulus", "stimulus")
-        b.set_groundtruth(gt, "decision", "choice")
+        b.add_input(1, ["fixation", "stimulus"], "fixation")
+        b.add_input(np.stack([gt, 1 - gt], axis=-1) * 0.5, "stimulus", "stimulus")
+        b.add_noise(0, 0.1, "stimulus", "stimulus")
+        b.set_target(gt, "decision", "choice")
         return {}
 
 
@@ -126,7 +126,7 @@ class OutOfSpace(Good):
 
     def _new_trials(self, b, **kwargs):
         super()._new_trials(b, **kwargs)
-        b.set_ob(2.0, "decision", "fixation")
+        b.set_input(2.0, "decision", "fixation")
         return {}
 
 
@@ -142,8 +142,8 @@ class GlobalRandom(Good):
     def _new_trials(self, b, **kwargs):
         b.add_period(["fixation", "stimulus", "decision"])
         gt = np.random.randint(0, 2, size=b.n)
-        b.add_ob(np.random.uniform(size=(b.n, 2)), "stimulus", "stimulus")
-        b.set_groundtruth(gt, "decision", "choice")
+        b.add_input(np.random.uniform(size=(b.n, 2)), "stimulus", "stimulus")
+        b.set_target(gt, "decision", "choice")
         return {}
 
 
@@ -220,7 +220,7 @@ class NoMetadata(TrialEnv):
 
     def _new_trials(self, b, **kwargs):
         b.add_period("a")
-        b.add_ob(1, "a")
+        b.add_input(1, "a")
         return {}
 
     def _step(self, action):
@@ -302,7 +302,7 @@ class GtOutsideActions(Good):
 
     def _new_trials(self, b, **kwargs):
         super()._new_trials(b, **kwargs)
-        b.set_groundtruth(5, "decision")
+        b.set_target(5, "decision")
         return {}
 
 
@@ -332,7 +332,7 @@ class BatchMismatch(Good):
     def _new_trials(self, b, **kwargs):
         super()._new_trials(b, **kwargs)
         if b.env is not getattr(self, "_stepping", None):
-            b.add_ob(1.0, "decision", "stimulus")
+            b.add_input(1.0, "decision", "stimulus")
         return {}
 
     def reset(self, *, seed=None, options=None):
@@ -382,7 +382,7 @@ class NoTarget(Good):
 
     def _new_trials(self, b, **kwargs):
         b.add_period(["fixation", "stimulus", "decision"])
-        b.add_ob(1, ["fixation", "stimulus"], "fixation")
+        b.add_input(1, ["fixation", "stimulus"], "fixation")
         return {}
 
     def _step(self, action):
@@ -476,7 +476,7 @@ class Counting(Good):
         super()._new_trials(b, **kwargs)
         count = getattr(self, "count", 0)
         shown = (count + np.arange(b.n, dtype=float))[:, None] * np.ones(2)
-        b.add_ob(shown, "stimulus", "stimulus")
+        b.add_input(shown, "stimulus", "stimulus")
         self.count = count + b.n
         return {}
 

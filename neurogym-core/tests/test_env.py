@@ -49,10 +49,10 @@ class Decision(TrialEnv):
         b.add_period(["fixation", "stimulus", "decision"])
         gt = b.choice("ground_truth", [0, 1])
         coh = b.choice("coh", [0.1, 0.5])
-        b.add_ob(1, ["fixation", "stimulus"], "fixation")
-        b.add_ob(np.stack([coh, -coh], axis=-1), "stimulus", "stimulus")
-        b.add_randn(0, 0.5, "stimulus", "stimulus")
-        b.set_groundtruth(gt, "decision", "choice")
+        b.add_input(1, ["fixation", "stimulus"], "fixation")
+        b.add_input(np.stack([coh, -coh], axis=-1), "stimulus", "stimulus")
+        b.add_noise(0, 0.5, "stimulus", "stimulus")
+        b.set_target(gt, "decision", "choice")
         return {}
 
 

@@ -128,9 +128,9 @@ class _GoNoGoTask(VarTask):
     def _new_trials(self, b, **kwargs):
         go = b.choice("go", [0, 1, 2])
         b.add_period(["fixation", "stimulus", "delay", "decision"])
-        b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
-        b.add_ob(np.stack([go == 1, go == 2], axis=1).astype(float), "stimulus", "stimulus")
-        b.set_groundtruth(go, "decision")
+        b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
+        b.add_input(np.stack([go == 1, go == 2], axis=1).astype(float), "stimulus", "stimulus")
+        b.set_target(go, "decision")
         return {}
 
 

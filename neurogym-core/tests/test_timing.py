@@ -465,7 +465,7 @@ class _Decide(TrialEnv):
 
     def _new_trials(self, b, **kwargs):
         b.add_period(["fixation", "stimulus"])
-        b.add_ob(1, "stimulus")
+        b.add_input(1, "stimulus")
         return {}
 
 

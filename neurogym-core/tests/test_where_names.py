@@ -29,11 +29,11 @@ class _Named(TrialEnv):
         values = np.arange(1, 1 + 4 * b.n, dtype=float).reshape(b.n, 4)
         kind = b.choice("kind", [0, 1, 2])
         if self.mode == "names":
-            b.add_ob(values[:, :3], "stimulus", where=["cue", "stimulus"])
-            b.set_groundtruth(kind, "decision", where=["nogo", "go", "choice"])
+            b.add_input(values[:, :3], "stimulus", where=["cue", "stimulus"])
+            b.set_target(kind, "decision", where=["nogo", "go", "choice"])
         else:  # the same by indices and a hand-made table
-            b.add_ob(values[:, :3], "stimulus", where=[3, 1, 2])
-            b.set_groundtruth(np.array([1, 2, 3])[kind], "decision")
+            b.add_input(values[:, :3], "stimulus", where=[3, 1, 2])
+            b.set_target(np.array([1, 2, 3])[kind], "decision")
         return {}
 
 

@@ -37,9 +37,9 @@ class Toy(TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         gt = b.choice("ground_truth", self.choices)
         b.add_period(["fixation", "stimulus", "decision"])
-        b.add_ob(1, "fixation", where="fixation")
-        b.add_ob(np.eye(2)[gt] * self.value, "stimulus", where="stimulus")
-        b.set_groundtruth(gt, "decision", where="choice")
+        b.add_input(1, "fixation", where="fixation")
+        b.add_input(np.eye(2)[gt] * self.value, "stimulus", where="stimulus")
+        b.set_target(gt, "decision", where="choice")
         return {}
 
 

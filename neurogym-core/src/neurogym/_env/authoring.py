@@ -184,17 +184,17 @@ class AuthoringMixin:
 
     def add_ob(self, value: Any, period: PeriodArg = None, where: WhereArg = None) -> None:
         """Adds ``value`` to the current trial's observations of ``period`` at ``where``."""
-        self._arrays_written(lambda b: b.add_ob(value, period, where, per_step=True))
+        self._arrays_written(lambda b: b._write_ob(value, period, where, True, False, "add_ob"))
 
     def set_ob(self, value: Any, period: PeriodArg = None, where: WhereArg = None) -> None:
         """Sets the current trial's observations of ``period`` at ``where`` to ``value``."""
-        self._arrays_written(lambda b: b.set_ob(value, period, where, per_step=True))
+        self._arrays_written(lambda b: b._write_ob(value, period, where, True, True, "set_ob"))
 
     def add_randn(
         self, mu: float = 0.0, sigma: float = 1.0, period: PeriodArg = None, where: WhereArg = None
     ) -> None:
         """Adds ``mu + sigma * N(0, 1)`` noise (drawn from ``self.rng``)."""
-        self._arrays_written(lambda b: b.add_randn(mu, sigma, period, where))
+        self._arrays_written(lambda b: b.add_noise(mu, sigma, period, where))
 
     def set_groundtruth(
         self, value: Any, period: PeriodArg = None, where: WhereArg = None
@@ -207,11 +207,13 @@ class AuthoringMixin:
         if where is not None and not self.action_space.shape:
             value = self._action_table(where)[np.asarray(value)]
             where = None
-        self._arrays_written(lambda b: b.set_groundtruth(value, period, where, per_step=True))
+        self._arrays_written(
+            lambda b: b._set_target(value, period, where, True, None, "set_groundtruth")
+        )
 
     def view_ob(self, period: str | None = None) -> np.ndarray:
         """A writable view of the current trial's observations (of one period)."""
-        view: np.ndarray = self._arrays_written(lambda b: b.view_ob(period)[0])
+        view: np.ndarray = self._arrays_written(lambda b: b.view_input(period)[0])
         return view
 
     def view_groundtruth(self, period: str | None = None) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from neurogym._trials.batch import (
     refuse_empty_trials,
     scatter_rows,
 )
+from neurogym._trials.durations import Bound, sample_duration
 from neurogym._trials.rowrng import RowGenerators
 from neurogym._trials.variables import (
     TrackedKwargs,
@@ -42,11 +43,8 @@ from neurogym._trials.where import (
 from neurogym.timing import (
     EPS,
     MAX_TRIAL_STEPS,
-    _floor_to_dt,
     _to_steps,
-    check_drawn,
     check_steps,
-    trunc_exp,
 )
 
 if TYPE_CHECKING:
@@ -55,9 +53,14 @@ if TYPE_CHECKING:
 __all__ = ["TRIAL_BYTES", "BatchBuilder", "InvalidOperationError", "TrialBatch", "action_table"]
 
 
-Bound: TypeAlias = float | np.ndarray
-"""A period bound in ms: a float when all trials share it, else a ``(B,)`` array."""
-
+#: TrialEnv's per-trial verb -> the batch verb with the per-trial-row shape rule.
+_RENAMED = {
+    "add_ob": "add_input",
+    "set_ob": "set_input",
+    "add_randn": "add_noise",
+    "set_groundtruth": "set_target",
+    "view_ob": "view_input",
+}
 
 TRIAL_BYTES = 256  # at least, per trial of a batch: its drawn variables and period bounds
 
@@ -97,54 +100,6 @@ class BatchBuilder(TrialVariables):
         self._mask: np.ndarray | None = None
 
     # ------------------------------------------------------------------ periods
-    def _sample_duration(self, period: str) -> Bound:
-        env = self.env
-        if period not in env.timing:
-            raise KeyError(
-                f"period {period!r} has no timing and no explicit duration; "
-                f"timing has {sorted(env.timing)}"
-            )
-        spec = env.timing.spec(period)
-        dt = self.dt
-        kind = spec.kind
-        if kind == "constant":
-            raw: Bound = spec.args[0]
-            if raw >= 0:  # the common case: floor once, no warning check needed unless empty
-                constant = _floor_to_dt(raw, dt)
-                if constant == 0 and raw > 0:
-                    env._warn_empty_period(period, spec.raw)
-                return constant
-        elif self.n == 1 and kind == "choice":
-            # Same draw as ``spec.sample(rng, 1)`` (one uniform), as a Python float.
-            args = spec.args
-            raw = args[0] if len(args) == 1 else args[int(self.rng.random() * len(args))]
-        elif self.n == 1 and kind == "truncated_exponential":  # the draw of sample(rng, 1)
-            raw = float(trunc_exp(self.rng, *spec.args))
-        elif self.n == 1 and kind == "uniform":
-            low, high = spec.args
-            raw = low + self.rng.random() * (high - low)
-        elif kind == "until":
-            so_far = _floor_to_dt(self.tmax_ms, dt)
-            raw = spec.args[0] - so_far
-            if np.any(np.asarray(raw) < 0):
-                raise ValueError(
-                    f"timing[{period!r}] = {spec.raw!r}: the trial already lasts "
-                    f"{float(np.max(so_far))} ms, past the 'until' time {spec.args[0]} ms"
-                )
-        else:
-            sample = spec.sample(self.rng, self.n)
-            if kind == "callable":
-                check_drawn(sample, spec, f"timing[{period!r}]")
-            raw = float(sample[0]) if self.n == 1 else sample
-        floored = _floor_to_dt(raw, dt)
-        if isinstance(raw, float):
-            empty = floored == 0 and raw > 0
-        else:
-            empty = bool(np.any((floored == 0) & (raw > 0)))
-        if empty:
-            env._warn_empty_period(period, spec.raw)
-        return floored
-
     def add_period(
         self,
         period: str | Sequence[str],
@@ -186,7 +141,7 @@ class BatchBuilder(TrialVariables):
     def _add_one(
         self, period: str, duration: Any, before: str | None, after: str | float | None
     ) -> None:
-        dur = self._sample_duration(period) if duration is None else self._bound(duration)
+        dur = sample_duration(self, period) if duration is None else self._bound(duration)
         if isinstance(after, str):
             start: Bound = self._known(after, "after")[1]
         elif after is not None:
@@ -416,7 +371,7 @@ class BatchBuilder(TrialVariables):
                 current[..., where] += picked
             target[rows, cols] = current
 
-    def add_ob(
+    def add_input(
         self,
         value: Any,
         period: PeriodArg = None,
@@ -424,7 +379,11 @@ class BatchBuilder(TrialVariables):
         *,
         per_step: bool = False,
     ) -> None:
-        """Adds ``value`` to the observations of ``period`` at dims ``where``.
+        """Adds ``value`` to the observations (inputs) of ``period`` at dims ``where``.
+
+        The batch verbs (``add_input``, ``set_input``, ``add_noise``, ``set_target``) take one
+        row per trial; ``TrialEnv``'s upstream-style verbs (``add_ob``, ...) take one row per
+        time step of a single trial. The names differ because the shape rules do.
 
         Args:
             value: Broadcast to ``(B, k)`` (``per_step=False``: constant over the period) or
@@ -434,10 +393,9 @@ class BatchBuilder(TrialVariables):
             where: A dim name of the observation space, an index, a list, a range or a slice.
             per_step: Whether ``value`` has a time axis.
         """
-        idx = self.env._where(where, "observation")
-        self._write(self.ob, value, period, idx, per_step=per_step, reset=False, what="add_ob")
+        self._write_ob(value, period, where, per_step, reset=False, what="add_input")
 
-    def set_ob(
+    def set_input(
         self,
         value: Any,
         period: PeriodArg = None,
@@ -445,11 +403,23 @@ class BatchBuilder(TrialVariables):
         *,
         per_step: bool = False,
     ) -> None:
-        """Like :meth:`add_ob`, but replaces the current values."""
-        idx = self.env._where(where, "observation")
-        self._write(self.ob, value, period, idx, per_step=per_step, reset=True, what="set_ob")
+        """Like :meth:`add_input`, but replaces the current values."""
+        self._write_ob(value, period, where, per_step, reset=True, what="set_input")
 
-    def add_randn(
+    def _write_ob(
+        self,
+        value: Any,
+        period: PeriodArg,
+        where: WhereArg,
+        per_step: bool,
+        reset: bool,
+        what: str,
+    ) -> None:
+        """Adds or sets (``reset``) observations; errors name the caller's verb ``what``."""
+        idx = self.env._where(where, "observation")
+        self._write(self.ob, value, period, idx, per_step=per_step, reset=reset, what=what)
+
+    def add_noise(
         self,
         mu: float = 0.0,
         sigma: float | np.ndarray = 1.0,
@@ -505,11 +475,11 @@ class BatchBuilder(TrialVariables):
                 else:
                     longest = int((end - start).max())
                     draw = noise(np.empty((self.n, longest, *cell)))
-                self._write_ragged(ob, draw, start, end, idx, True, False, "add_randn")
+                self._write_ragged(ob, draw, start, end, idx, True, False, "add_noise")
             else:
-                self._write_slice(ob, noise, sl, idx, True, False, "add_randn")
+                self._write_slice(ob, noise, sl, idx, True, False, "add_noise")
 
-    def set_groundtruth(
+    def set_target(
         self,
         value: Any,
         period: PeriodArg = None,
@@ -530,6 +500,12 @@ class BatchBuilder(TrialVariables):
             rows: ``(B,)`` bools, or None for all trials: trials where it is False are left
                 as they were (no target and no loss mask there, e.g. a tie between choices).
         """
+        self._set_target(value, period, where, per_step, rows, "set_target")
+
+    def _set_target(
+        self, value: Any, period: PeriodArg, where: WhereArg, per_step: bool, rows: Any, what: str
+    ) -> None:
+        """:meth:`set_target`; errors name the caller's verb ``what``."""
         gt = self.gt
         if rows is not None:
             keep = np.asarray(rows, dtype=bool)
@@ -538,7 +514,7 @@ class BatchBuilder(TrialVariables):
             skip, mask = ~keep, self._mask
             assert mask is not None  # allocated with gt
             saved = gt[skip], mask[skip]  # copies (boolean indexing)
-            self.set_groundtruth(value, period, where, per_step=per_step)
+            self._set_target(value, period, where, per_step, None, what)
             gt[skip], mask[skip] = saved
             return
         space = self.env.action_space
@@ -552,22 +528,34 @@ class BatchBuilder(TrialVariables):
         for span in period_spans(period, self.start_t, self.end_t):
             sl, start, end = self._span_cells(span)
             if sl is not None:
-                self._write_slice(gt, value, sl, idx, per_step, True, "set_groundtruth")
+                self._write_slice(gt, value, sl, idx, per_step, True, what)
                 mask[:, sl] = True
             else:
-                self._write_ragged(gt, value, start, end, idx, per_step, True, "set_groundtruth")
+                self._write_ragged(gt, value, start, end, idx, per_step, True, what)
                 steps = np.arange(gt.shape[1])
                 mask |= (steps[None, :] >= start[:, None]) & (steps[None, :] < end[:, None])
 
-    def view_ob(self, period: str | None = None) -> np.ndarray:
+    def view_input(self, period: str | None = None) -> np.ndarray:
         """A writable view ``(B, L, *obs_shape)`` of a period shared by all trials."""
         sl, _, _ = self._cells(period)
         if sl is None:
             raise ValueError(
-                f"period {period!r} has different bounds across the batch; use add_ob/set_ob "
-                "with per_step=True instead of a view"
+                f"period {period!r} has different bounds across the batch; use add_input/"
+                "set_input with per_step=True instead of a view"
             )
         return self.ob[:, sl]
+
+    if not TYPE_CHECKING:  # hidden from mypy, which would otherwise accept any attribute
+
+        def __getattr__(self, name: str) -> Any:
+            renamed = _RENAMED.get(name)
+            if renamed is None:
+                raise AttributeError(f"'BatchBuilder' object has no attribute {name!r}")
+            raise AttributeError(
+                f"BatchBuilder has no {name!r}: the batch verbs take one row per trial, "
+                f"use b.{renamed}(...); {name} is TrialEnv's upstream-style verb for "
+                "_new_trial, whose values have one row per time step"
+            )
 
     # ------------------------------------------------------------------ result
     def finish(self, returned: dict[str, Any] | None) -> TrialBatch:

@@ -55,7 +55,7 @@ def go_target(b: BatchBuilder, production: np.ndarray, period: str) -> None:
     of the batch gets its own go step (none if the period is shorter). The whole period is
     the loss mask.
     """
-    b.set_groundtruth(0, period)  # the loss mask: the whole period, target 0 (wait)
+    b.set_target(0, period)  # the loss mask: the whole period, target 0 (wait)
     start, end = b.period_steps(period)
     start = np.broadcast_to(np.asarray(start), (b.n,))
     end = np.broadcast_to(np.asarray(end), (b.n,))

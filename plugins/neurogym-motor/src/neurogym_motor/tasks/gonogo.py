@@ -98,9 +98,9 @@ class GoNogo(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         go = b.choice("ground_truth", np.asarray(self.choices))
         b.add_period(["fixation", "stimulus", "delay", "decision"])
-        b.add_ob(1, None, where="fixation")
+        b.add_input(1, None, where="fixation")
         cue = (np.arange(2)[None, :] == np.asarray(go)[:, None]).astype(np.float32)
-        b.add_ob(cue, "stimulus", where=slice(1, 3))
-        b.set_ob(0, "decision")
-        b.set_groundtruth(go, "decision")
+        b.add_input(cue, "stimulus", where=slice(1, 3))
+        b.set_input(0, "decision")
+        b.set_target(go, "decision")
         return {}

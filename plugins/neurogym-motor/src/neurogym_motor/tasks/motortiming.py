@@ -111,10 +111,10 @@ class MotorTiming(ngym.TrialEnv):
         b.add_period(["fixation", "cue"])
         b.add_period("set", duration=self._set_duration(b), after="cue")
         b.add_period("production", duration=2 * production, after="set")
-        b.add_ob(1, ["fixation", "cue", "set"], where=0)
+        b.add_input(1, ["fixation", "cue", "set"], where=0)
         indicator = (np.arange(2)[None, :] == np.asarray(index)[:, None]).astype(np.float32)
-        b.add_ob(indicator, ["cue", "set"], where=slice(1, 3))
-        b.add_ob(1, "set", where=3)
+        b.add_input(indicator, ["cue", "set"], where=slice(1, 3))
+        b.add_input(1, "set", where=3)
         go_target(b, production, "production")
         return {}
 

@@ -128,11 +128,11 @@ class OneTwoThreeGo(ngym.TrialEnv):
         b.add_period("s3", after="interval2")
         b.add_period("interval3", duration=interval, after="s3")
         b.add_period("response", after="interval3")
-        b.add_ob(1, None, where="fixation")
-        b.add_ob(1, ["s1", "s2", "s3"], where="stimulus")
-        b.add_ob(1, None, where="target")
-        b.set_ob(0, "fixation", where="target")
-        b.set_groundtruth(1, "response")
+        b.add_input(1, None, where="fixation")
+        b.add_input(1, ["s1", "s2", "s3"], where="stimulus")
+        b.add_input(1, None, where="target")
+        b.set_input(0, "fixation", where="target")
+        b.set_target(1, "response")
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:

@@ -186,8 +186,8 @@ class Reaching1D(_Reaching):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         target = self._target_angle(b)
-        b.add_ob(np.cos(self.theta[None, :] - target[:, None]), "reach", where="target")
-        b.add_ob(np.cos(self.theta - _START), None, where="self")  # the pointer's start
+        b.add_input(np.cos(self.theta[None, :] - target[:, None]), "reach", where="target")
+        b.add_input(np.cos(self.theta - _START), None, where="self")  # the pointer's start
         return {}
 
     def _show(self, ob: np.ndarray) -> np.ndarray:
@@ -262,8 +262,8 @@ class Reaching1DWithSelfDistraction(_Reaching):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         target = self._target_angle(b)
         # The target's input is weaker than the pointer's own.
-        b.add_ob(0.3 * np.cos(self.theta[None, :] - target[:, None]), "reach", where="ring")
-        b.add_ob(self._start_input, None, where="ring")  # the pointer at its start
+        b.add_input(0.3 * np.cos(self.theta[None, :] - target[:, None]), "reach", where="ring")
+        b.add_input(self._start_input, None, where="ring")  # the pointer at its start
         return {}
 
     def _show(self, ob: np.ndarray) -> np.ndarray:

@@ -127,10 +127,10 @@ class ReadySetGo(ngym.TrialEnv):
         b.add_period("measure", duration=measure, after="fixation")
         b.add_period("set", after="measure")
         b.add_period("production", duration=2 * production, after="set")
-        b.add_ob(1, None, where="fixation")
-        b.set_ob(0, "production", where="fixation")
-        b.add_ob(1, "ready", where="ready")
-        b.add_ob(1, "set", where="set")
+        b.add_input(1, None, where="fixation")
+        b.set_input(0, "production", where="fixation")
+        b.add_input(1, "ready", where="ready")
+        b.add_input(1, "set", where="set")
         go_target(b, production, "production")
         return {}
 

@@ -261,19 +261,19 @@ class DecisionTask(RingTask):
         # class docstring); noise goes on both stimulus rings during the stimuli (upstream's).
         if self.delaycomparison:
             b.add_period(["fixation", "stim1", "delay", "stim2", "decision"])
-            b.add_ob(1, ["fixation", "delay"], where="fixation")
-            b.add_ob(first, "stim1")
-            b.add_ob(second, "stim2")
-            b.add_randn(0, self.sigma, ["stim1", "stim2"], where=self.stimulus_dims)
+            b.add_input(1, ["fixation", "delay"], where="fixation")
+            b.add_input(first, "stim1")
+            b.add_input(second, "stim2")
+            b.add_noise(0, self.sigma, ["stim1", "stim2"], where=self.stimulus_dims)
         else:
             b.add_period(["fixation", "stimulus", "decision"])
-            b.add_ob(1, "fixation", where="fixation")
-            b.add_ob(first, "stimulus")
-            b.add_randn(0, self.sigma, "stimulus", where=self.stimulus_dims)
+            b.add_input(1, "fixation", where="fixation")
+            b.add_input(first, "stimulus")
+            b.add_noise(0, self.sigma, "stimulus", where=self.stimulus_dims)
             b.set_param("stim_period", b.end_t["stimulus"] - b.start_t["stimulus"])
         jitter = b.rng.uniform(-1e-6, 1e-6, size=b.n)
         target = b.set_param("ground_truth", np.where(evidence1 + jitter > evidence2, i1, i2))
-        b.set_groundtruth(target, "decision", where="choice")
+        b.set_target(target, "decision", where="choice")
         return {}
 
 

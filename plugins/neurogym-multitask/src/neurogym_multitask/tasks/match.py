@@ -132,15 +132,15 @@ class MatchTask(RingTask):
         test = self._test_index(b, sample, match)
         b.set_param("test_theta", self.theta[test])
         b.add_period(["fixation", "sample", "delay", "test", "decision"])
-        b.add_ob(1, ["fixation", "sample", "delay", "test"], where="fixation")
+        b.add_input(1, ["fixation", "sample", "delay", "test"], where="fixation")
         for period, index in (("sample", sample), ("test", test)):
             bump = gaussian_bump(self.theta[index], self.theta)
-            b.add_ob(self.in_modality(bump, modality), period, where=self.stimulus_dims)
+            b.add_input(self.in_modality(bump, modality), period, where=self.stimulus_dims)
         for m in range(2):  # noise on the trial's modality only (std 0 elsewhere)
             sigma = self.sigma * (modality == m)
-            b.add_randn(0, sigma, ["sample", "test"], where=f"stimulus_mod{m + 1}")
+            b.add_noise(0, sigma, ["sample", "test"], where=f"stimulus_mod{m + 1}")
         go = match == self.matchgo
-        b.set_groundtruth(np.where(go, test + 1, 0), "decision")
+        b.set_target(np.where(go, test + 1, 0), "decision")
         return {}
 
 

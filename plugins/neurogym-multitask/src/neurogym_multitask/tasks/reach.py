@@ -101,13 +101,13 @@ class ReachTask(RingTask):
         stimulus = self.in_modality(gaussian_bump(direction, self.theta), modality)
         if self.reaction:
             b.add_period(["fixation", "decision"])
-            b.add_ob(1, "fixation", where="fixation")
-            b.add_ob(stimulus, "decision", where=self.stimulus_dims)
+            b.add_input(1, "fixation", where="fixation")
+            b.add_input(stimulus, "decision", where=self.stimulus_dims)
         else:
             b.add_period(["fixation", "stimulus", "delay", "decision"])
-            b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
-            b.add_ob(stimulus, "stimulus", where=self.stimulus_dims)
-        b.set_groundtruth(target, "decision", where="choice")
+            b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
+            b.add_input(stimulus, "stimulus", where=self.stimulus_dims)
+        b.set_target(target, "decision", where="choice")
         return {}
 
 

@@ -107,7 +107,7 @@ class AntiReach(ngym.TrialEnv):
         stim_theta = np.concatenate([theta, np.mod(theta + np.pi, 2 * np.pi)])
         table = np.cos(theta[None, :] - stim_theta[:, None])
         b.add_period(["fixation", "stimulus", "delay", "decision"])
-        b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
-        b.add_ob(table[anti * n + np.asarray(ground_truth)], "stimulus", "stimulus")
-        b.set_groundtruth(ground_truth, "decision", where="choice")
+        b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
+        b.add_input(table[anti * n + np.asarray(ground_truth)], "stimulus", "stimulus")
+        b.set_target(ground_truth, "decision", where="choice")
         return {}

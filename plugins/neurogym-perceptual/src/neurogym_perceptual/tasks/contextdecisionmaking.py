@@ -163,13 +163,13 @@ class ContextDecisionMaking(ngym.TrialEnv):
         choice_2 = np.where(second, ground_truth, other_choice)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         # on until the go cue (Mante et al. 2013), not in `fixation` only (upstream)
-        b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
+        b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
         theta = self.theta
-        b.add_ob(ring_stimulus(theta, theta[choice_1 - 1], coh_1), "stimulus", self._mod1)
-        b.add_ob(ring_stimulus(theta, theta[choice_2 - 1], coh_2), "stimulus", self._mod2)
-        b.add_randn(0, self.sigma, "stimulus", where=range(1, 1 + 2 * self.dim_ring))
+        b.add_input(ring_stimulus(theta, theta[choice_1 - 1], coh_1), "stimulus", self._mod1)
+        b.add_input(ring_stimulus(theta, theta[choice_2 - 1], coh_2), "stimulus", self._mod2)
+        b.add_noise(0, self.sigma, "stimulus", where=range(1, 1 + 2 * self.dim_ring))
         if self.use_expl_context:
             cue = np.stack([context == 0, context == 1], axis=1).astype(float)
-            b.add_ob(cue, None, where=self._context)
-        b.set_groundtruth(ground_truth, "decision")
+            b.add_input(cue, None, where=self._context)
+        b.set_target(ground_truth, "decision")
         return {}

@@ -139,11 +139,11 @@ class Detection(ngym.TrialEnv):
         steps = np.arange(int(n_stim.max()))[None, :]
         responding = go[:, None] & (steps >= onset[:, None])
         pulse = responding & (steps < (onset + self.stim_dur)[:, None])
-        b.set_ob(1, "fixation", where="fixation")
-        b.add_ob(PULSE * pulse, "stimulus", where="stimulus", per_step=True)
-        b.add_randn(0, self.sigma, "stimulus", where="stimulus")
-        b.set_groundtruth(0, "fixation")
-        b.set_groundtruth(responding.astype(np.int64), "stimulus", per_step=True)
+        b.set_input(1, "fixation", where="fixation")
+        b.add_input(PULSE * pulse, "stimulus", where="stimulus", per_step=True)
+        b.add_noise(0, self.sigma, "stimulus", where="stimulus")
+        b.set_target(0, "fixation")
+        b.set_target(responding.astype(np.int64), "stimulus", per_step=True)
         return {}
 
     def _onsets(self, b: BatchBuilder, n_stim: np.ndarray) -> np.ndarray:

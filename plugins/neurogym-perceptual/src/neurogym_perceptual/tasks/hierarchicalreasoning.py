@@ -192,13 +192,13 @@ class HierarchicalReasoning(ngym.TrialEnv):
         stimulus, choice = self._stimulus_and_choice(b, pro_choice)
 
         # the fixation cue is on until the decision (the last period)
-        b.add_ob(
+        b.add_input(
             1, ["fixation", "rule_target", "fixation2", "flash1", "delay", "flash2"], "fixation"
         )
-        b.add_ob(1, "rule_target", where="rule")
-        b.add_ob(np.eye(2)[stimulus], ["flash1", "flash2"], where="stimulus")
-        b.set_groundtruth(choice, "decision", where="choice")
-        b.set_groundtruth(rule, "rule_target", where="rule")
+        b.add_input(1, "rule_target", where="rule")
+        b.add_input(np.eye(2)[stimulus], ["flash1", "flash2"], where="stimulus")
+        b.set_target(choice, "decision", where="choice")
+        b.set_target(rule, "rule_target", where="rule")
         return {"long_interval": long_interval, "pro_choice": pro_choice}
 
     def _add_delay(self, b: BatchBuilder) -> np.ndarray:

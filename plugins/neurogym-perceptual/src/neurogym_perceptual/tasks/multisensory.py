@@ -126,11 +126,11 @@ class MultiSensoryIntegration(ngym.TrialEnv):
         coh_prop = b.uniform("coh_prop", 0.0, 1.0)
         target = self.theta[ground_truth]
         b.add_period(["fixation", "stimulus", "decision"])
-        b.add_ob(1, ["fixation", "stimulus"], where="fixation")
+        b.add_input(1, ["fixation", "stimulus"], where="fixation")
         share_1 = coh * coh_prop
         share_2 = coh * (1 - coh_prop)
-        b.add_ob(ring_stimulus(self.theta, target, share_1), "stimulus", "stimulus_mod1")
-        b.add_ob(ring_stimulus(self.theta, target, share_2), "stimulus", "stimulus_mod2")
-        b.add_randn(0, self.sigma, "stimulus")
-        b.set_groundtruth(ground_truth, "decision", where="choice")
+        b.add_input(ring_stimulus(self.theta, target, share_1), "stimulus", "stimulus_mod1")
+        b.add_input(ring_stimulus(self.theta, target, share_2), "stimulus", "stimulus_mod2")
+        b.add_noise(0, self.sigma, "stimulus")
+        b.set_target(ground_truth, "decision", where="choice")
         return {}

@@ -142,10 +142,12 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
         ground_truth = b.choice("ground_truth", self.choices)
         coh = b.choice("coh", self.cohs)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
-        b.add_ob(1, "fixation", where="fixation")
-        b.add_ob(ring_stimulus(self.theta, self.theta[ground_truth], coh), "stimulus", "stimulus")
-        b.add_randn(0, self.sigma, "stimulus", where="stimulus")
-        b.set_groundtruth(ground_truth, "decision", where="choice")
+        b.add_input(1, "fixation", where="fixation")
+        b.add_input(
+            ring_stimulus(self.theta, self.theta[ground_truth], coh), "stimulus", "stimulus"
+        )
+        b.add_noise(0, self.sigma, "stimulus", where="stimulus")
+        b.set_target(ground_truth, "decision", where="choice")
         return {}
 
 
@@ -240,13 +242,13 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
         sigma = b.set_param("sigma", kwargs.get("sigma", self.sigma)).astype(float)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         cue = np.array([1.0, 0.0, 0.0])
-        b.set_ob(cue, "fixation")
-        b.set_ob(cue, "delay")
+        b.set_input(cue, "fixation")
+        b.set_input(cue, "delay")
         signed = np.where(ground_truth[:, None] == self.choices[None, :], 1.0, -1.0)
         evidence = (1 + signed * (coh[:, None] / 100)) / 2
-        b.set_ob(np.concatenate([np.ones((b.n, 1)), evidence], axis=1), "stimulus")
-        b.add_randn(0, sigma, "stimulus", where=[1, 2])
-        b.set_groundtruth(ground_truth, "decision")
+        b.set_input(np.concatenate([np.ones((b.n, 1)), evidence], axis=1), "stimulus")
+        b.add_noise(0, sigma, "stimulus", where=[1, 2])
+        b.set_target(ground_truth, "decision")
         return {}
 
 
@@ -358,11 +360,11 @@ class PulseDecisionMaking(ngym.TrialEnv):
         b.set_param("pulse1", pulses[:, 0])
         b.set_param("pulse2", pulses[:, 1])
         b.add_period(self.periods)
-        b.add_ob(1, None, where="fixation")
+        b.add_input(1, None, where="fixation")
         for i in range(self.n_bin):
-            b.add_ob(pulses[:, :, i], f"cue{i}", where="stimulus")
-        b.set_ob(0, "decision")
-        b.set_groundtruth(ground_truth, "decision", where="choice")
+            b.add_input(pulses[:, :, i], f"cue{i}", where="stimulus")
+        b.set_input(0, "decision")
+        b.set_target(ground_truth, "decision", where="choice")
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:

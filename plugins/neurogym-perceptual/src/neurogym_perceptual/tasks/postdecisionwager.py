@@ -148,12 +148,14 @@ class PostDecisionWager(ngym.TrialEnv):
         b.add_period("pre_sure", duration=self._pre_sure_ms(b) * wager, after="stimulus")
         b.add_period("decision", after="delay")
 
-        b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
-        b.add_ob(ring_stimulus(self.theta, self.theta[ground_truth], coh), "stimulus", "stimulus")
-        b.add_randn(0, self.sigma, "stimulus")
-        b.add_ob(wager.astype(float), ["delay", "decision"], where="sure")
-        b.set_ob(0, "pre_sure", where="sure")
-        b.set_groundtruth(ground_truth, "decision", where="choice")
+        b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
+        b.add_input(
+            ring_stimulus(self.theta, self.theta[ground_truth], coh), "stimulus", "stimulus"
+        )
+        b.add_noise(0, self.sigma, "stimulus")
+        b.add_input(wager.astype(float), ["delay", "decision"], where="sure")
+        b.set_input(0, "pre_sure", where="sure")
+        b.set_target(ground_truth, "decision", where="choice")
         return {}
 
     def _pre_sure_ms(self, b: BatchBuilder) -> np.ndarray:

@@ -127,13 +127,13 @@ class ProbabilisticReasoning(ngym.TrialEnv):
             ground_truth = b.set_param("ground_truth", (b.rng.random(n) < p_second).astype(int))
 
         b.add_period(["fixation", *self.stimulus_periods, "delay", "decision"])
-        b.add_ob(1, None, where="fixation")
-        b.set_ob(0, "decision", where="fixation")
+        b.add_input(1, None, where="fixation")
+        b.set_input(0, "decision", where="fixation")
         display = self._displays(locs, shapes)
         stimulus_dims = slice(1, 1 + n_loc * n_shape)
         for j, period in enumerate(self.stimulus_periods):
-            b.add_ob(display[:, j], period, where=stimulus_dims)
-        b.set_groundtruth(ground_truth, "decision", where="choice")
+            b.add_input(display[:, j], period, where=stimulus_dims)
+        b.set_target(ground_truth, "decision", where="choice")
         return {}
 
     def _displays(self, locs: np.ndarray, shapes: np.ndarray) -> np.ndarray:

@@ -185,9 +185,9 @@ class SpatialSuppressMotion(ngym.TrialEnv):
         response = (np.cos(THETA[None, :] - THETA[direction][:, None]) + 1) * contrast[:, None] / 2
         driven = np.arange(N_SIZES)[None, :] < diameter[:, None]
         stim = (response[:, :, None] * driven[:, None, :]).reshape(b.n, -1)
-        b.set_ob(stim, "stimulus")
+        b.set_input(stim, "stimulus")
         gt = self._ground_truth(b.steps, direction, contrast)
-        b.set_groundtruth(gt, "stimulus", per_step=True)
+        b.set_target(gt, "stimulus", per_step=True)
         b.set_param("ground_truth", b.gt.copy())
         return {}
 

@@ -166,7 +166,7 @@ class ToneDetection(ngym.TrialEnv):
             & (steps[None, :] < onset[:, None] + self.tone_steps)
             & (condition[:, None] > 0)
         )
-        b.add_ob(tone[:, :, None].astype(np.float32), "stimulus", per_step=True)
-        b.add_randn(0, self.sigma, "stimulus")
-        b.set_groundtruth(condition)
+        b.add_input(tone[:, :, None].astype(np.float32), "stimulus", per_step=True)
+        b.add_noise(0, self.sigma, "stimulus")
+        b.set_target(condition)
         return {}

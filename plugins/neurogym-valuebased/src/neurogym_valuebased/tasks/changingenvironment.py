@@ -160,12 +160,12 @@ class ChangingEnvironment(ngym.TrialEnv):
 
         b.add_period(["fixation", "stimulus", "decision"])
         cue = int(self.cxt_cue)
-        b.add_ob(1, "fixation", where="fixation")
+        b.add_input(1, "fixation", where="fixation")
         if cue:
-            b.add_ob(context.astype(float), ["stimulus", "decision"], where="context")
+            b.add_input(context.astype(float), ["stimulus", "decision"], where="context")
         strong, weak = (1 + coh / 100) / 2, (1 - coh / 100) / 2
         stimulus = np.where(side[:, None] == self.sides, strong[:, None], weak[:, None])
-        b.add_ob(stimulus, "stimulus", where="stimulus")
-        b.add_randn(0, self.sigma, "stimulus", where="stimulus")
-        b.set_groundtruth(ground_truth, "decision")
+        b.add_input(stimulus, "stimulus", where="stimulus")
+        b.add_noise(0, self.sigma, "stimulus", where="stimulus")
+        b.set_target(ground_truth, "decision")
         return {}

@@ -125,14 +125,14 @@ class EconomicDecisionMaking(ngym.TrialEnv):
         better = np.where(value1 > value2, 1, np.where(value2 > value1, 2, 0))
 
         b.add_period(["fixation", "offer_on", "decision"])
-        b.add_ob(1, ["fixation", "offer_on"], where="fixation")
+        b.add_input(1, ["fixation", "offer_on"], where="fixation")
         # a1, b1, a2, b2: the juice of each offer; n1, n2: the amounts / 5 (dims 1-6)
         offer_dims = np.stack(
             [first_is_a, ~first_is_a, ~first_is_a, first_is_a, n1 / 5.0, n2 / 5.0], axis=1
         )
-        b.add_ob(offer_dims.astype(float), "offer_on", where=range(1, 7))
+        b.add_input(offer_dims.astype(float), "offer_on", where=range(1, 7))
         ties = better == 0  # either choice is correct: no target, no loss there
-        b.set_groundtruth(better, "decision", rows=~ties if ties.any() else None)
+        b.set_target(better, "decision", rows=~ties if ties.any() else None)
         return {"value1": value1, "value2": value2, "ground_truth": better}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:

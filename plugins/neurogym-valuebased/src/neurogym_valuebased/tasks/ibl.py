@@ -100,9 +100,9 @@ class IBL(ngym.TrialEnv):
         coh = b.choice("coh", self.cohs)
         b.add_period("stimulus", duration=self.dt)
         shown = 0.5 + np.where(side[:, None] == self.choices, 1, -1) * coh[:, None] / 200
-        b.add_ob(shown, "stimulus", where="stimulus")
-        b.add_randn(0, self.sigma, "stimulus", where="stimulus")
-        b.set_groundtruth(side, "stimulus", where="choice")
+        b.add_input(shown, "stimulus", where="stimulus")
+        b.add_noise(0, self.sigma, "stimulus", where="stimulus")
+        b.set_target(side, "stimulus", where="choice")
         return {}
 
 

@@ -102,9 +102,9 @@ class AngleReproduction(ngym.TrialEnv):
         angles = [b.uniform(f"ground_truth{i}", 0, 2 * np.pi) for i in (1, 2)]
         b.add_period(["fixation", "stim1", "delay1", "stim2", "delay2", "go1", "go2"])
         for i, angle in enumerate(angles, start=1):
-            b.add_ob(np.cos(self.theta[None, :] - angle[:, None]), f"stim{i}", "stimulus")
-            b.add_ob(1, f"go{i}", where=f"go{i}")
-        b.add_ob(np.cos(self.theta - np.pi), None, where="self")  # the pointer's start
+            b.add_input(np.cos(self.theta[None, :] - angle[:, None]), f"stim{i}", "stimulus")
+            b.add_input(1, f"go{i}", where=f"go{i}")
+        b.add_input(np.cos(self.theta - np.pi), None, where="self")  # the pointer's start
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:

@@ -326,11 +326,11 @@ class CVLearning(ngym.TrialEnv):
         b.set_param("stage", np.full(b.n, stage))
         b.set_param("both_rewarded", both_rewarded)
         b.add_period(["fixation", "stimulus", "delay", "decision"], self._durations(b, stage))
-        b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
-        b.add_ob(self._stimulus(ground_truth, coh), "stimulus", where="stimulus")
+        b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
+        b.add_input(self._stimulus(ground_truth, coh), "stimulus", where="stimulus")
         if sigma > 0:
-            b.add_randn(0, sigma, "stimulus", where="stimulus")
-        b.set_groundtruth(ground_truth, "decision")
+            b.add_noise(0, sigma, "stimulus", where="stimulus")
+        b.set_target(ground_truth, "decision")
         return {}
 
     def _durations(self, b: BatchBuilder, stage: int) -> list[Any]:

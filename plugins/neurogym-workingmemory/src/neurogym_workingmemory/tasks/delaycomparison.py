@@ -110,11 +110,11 @@ class DelayComparison(ngym.TrialEnv):
         v1 = b.set_param("v1", np.where(swap, pair[:, 1], pair[:, 0]))
         v2 = b.set_param("v2", np.where(swap, pair[:, 0], pair[:, 1]))
         b.add_period(["fixation", "stimulus1", "delay", "stimulus2", "decision"])
-        b.add_ob(1, ["fixation", "stimulus1", "delay", "stimulus2"], where="fixation")
-        b.add_ob(self.represent(v1), "stimulus1", where="stimulus")
-        b.add_ob(self.represent(v2), "stimulus2", where="stimulus")
-        b.add_randn(0, self.sigma, ["stimulus1", "stimulus2"])
-        b.set_groundtruth(ground_truth, "decision")
+        b.add_input(1, ["fixation", "stimulus1", "delay", "stimulus2"], where="fixation")
+        b.add_input(self.represent(v1), "stimulus1", where="stimulus")
+        b.add_input(self.represent(v2), "stimulus2", where="stimulus")
+        b.add_noise(0, self.sigma, ["stimulus1", "stimulus2"])
+        b.set_target(ground_truth, "decision")
         return {}
 
 

@@ -108,11 +108,11 @@ class DelayMatchSample(ngym.TrialEnv):
             "test_theta", np.where(ground_truth == 1, sample, np.mod(sample + np.pi, 2 * np.pi))
         )
         b.add_period(["fixation", "sample", "delay", "test", "decision"])
-        b.add_ob(1, ["fixation", "sample", "delay", "test"], where="fixation")
-        b.add_ob(ring(self.theta, sample), "sample", where="stimulus")
-        b.add_ob(ring(self.theta, test), "test", where="stimulus")
-        b.add_randn(0, self.sigma, ["sample", "test"], where="stimulus")
-        b.set_groundtruth(ground_truth, "decision")
+        b.add_input(1, ["fixation", "sample", "delay", "test"], where="fixation")
+        b.add_input(ring(self.theta, sample), "sample", where="stimulus")
+        b.add_input(ring(self.theta, test), "test", where="stimulus")
+        b.add_noise(0, self.sigma, ["sample", "test"], where="stimulus")
+        b.set_target(ground_truth, "decision")
         return {}
 
 
@@ -200,14 +200,14 @@ class DelayMatchSampleDistractor1D(ngym.TrialEnv):
         b.add_period(
             ["fixation", "sample", "delay1", "test1", "delay2", "test2", "delay3", "test3"]
         )
-        b.add_ob(1, "fixation", where="fixation")
-        b.add_ob(np.cos(self.theta[None, :] - sample[:, None]), "sample", where="stimulus")
+        b.add_input(1, "fixation", where="fixation")
+        b.add_input(np.cos(self.theta[None, :] - sample[:, None]), "sample", where="stimulus")
         for i, period in enumerate(self.TESTS, start=1):
             distractor = 2 * np.pi * b.rng.random(b.n)
             test = b.set_param(period, np.where(ground_truth == i, sample, distractor))
-            b.add_ob(np.cos(self.theta[None, :] - test[:, None]), period, where="stimulus")
-            b.set_groundtruth(np.where(ground_truth == i, 1, 0), period)
-        b.add_randn(0, self.sigma, ["sample", *self.TESTS], where="stimulus")
+            b.add_input(np.cos(self.theta[None, :] - test[:, None]), period, where="stimulus")
+            b.set_target(np.where(ground_truth == i, 1, 0), period)
+        b.add_noise(0, self.sigma, ["sample", *self.TESTS], where="stimulus")
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:

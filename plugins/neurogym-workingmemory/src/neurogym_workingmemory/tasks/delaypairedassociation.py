@@ -140,12 +140,14 @@ class DelayPairedAssociation(ngym.TrialEnv):
         b.add_period(
             ["fixation", "stim1", "delay_btw_stim", "stim2", "delay_aft_stim", "decision"]
         )
-        b.add_ob(1, ["fixation", "stim1", "delay_btw_stim", "stim2", "delay_aft_stim"], "fixation")
+        b.add_input(
+            1, ["fixation", "stim1", "delay_btw_stim", "stim2", "delay_aft_stim"], "fixation"
+        )
         rows = np.arange(b.n)
         for period, column in (("stim1", 0), ("stim2", 1)):
             onehot = np.zeros((b.n, 4))
             onehot[rows, pair[:, column] - 1] = 1.0
-            b.add_ob(onehot, period, where="stimulus")
-        b.add_randn(0, self.sigma, ["stim1", "stim2"], where="stimulus")
-        b.set_groundtruth(go, "decision")
+            b.add_input(onehot, period, where="stimulus")
+        b.add_noise(0, self.sigma, ["stim1", "stim2"], where="stimulus")
+        b.set_target(go, "decision")
         return {}

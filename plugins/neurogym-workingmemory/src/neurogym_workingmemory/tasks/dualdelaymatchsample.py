@@ -116,9 +116,9 @@ class DualDelayMatchSample(ngym.TrialEnv):
             for i, truth, sample in zip((1, 2), truths, samples, strict=True)
         ]
         b.add_period(list(PERIODS))
-        b.add_ob(1, None, where="fixation")
+        b.add_input(1, None, where="fixation")
         for i in (1, 2):
-            b.add_ob(_direction(samples[i - 1]), "sample", where=f"stimulus{i}")
+            b.add_input(_direction(samples[i - 1]), "sample", where=f"stimulus{i}")
         first = order == 0  # sample 1 is cued and tested in the first cue/test periods
         for i in (1, 2):
             in_first = first if i == 1 else ~first  # trials testing sample i first
@@ -126,12 +126,12 @@ class DualDelayMatchSample(ngym.TrialEnv):
                 rows = in_first if slot == 1 else ~in_first
                 cue = np.zeros((b.n, 2))
                 cue[:, i - 1] = rows
-                b.add_ob(cue, f"cue{slot}", where=[5, 6])  # the dims cue1, cue2
+                b.add_input(cue, f"cue{slot}", where=[5, 6])  # the dims cue1, cue2
                 shown = _direction(tests[i - 1]) * rows[:, None]
-                b.add_ob(shown, f"test{slot}", where=f"stimulus{i}")
-        b.add_randn(0, self.sigma, ["sample", "test1", "test2"])
-        b.set_groundtruth(np.where(first, truths[0], truths[1]), "test1")
-        b.set_groundtruth(np.where(first, truths[1], truths[0]), "test2")
+                b.add_input(shown, f"test{slot}", where=f"stimulus{i}")
+        b.add_noise(0, self.sigma, ["sample", "test1", "test2"])
+        b.set_target(np.where(first, truths[0], truths[1]), "test1")
+        b.set_target(np.where(first, truths[1], truths[0]), "test2")
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:

@@ -143,8 +143,8 @@ class IntervalDiscrimination(ngym.TrialEnv):
         ground_truth = b.set_param("ground_truth", np.where(duration1 > duration2, 1, 2))
         periods = ["fixation", "stim1", "delay1", "stim2", "delay2", "decision"]
         b.add_period(periods, duration=[None, duration1, None, duration2, None, None])
-        b.add_ob(1, ["fixation", "stim1", "delay1", "stim2", "delay2"], where="fixation")
-        b.add_ob(1, "stim1", where="stim1")
-        b.add_ob(1, "stim2", where="stim2")
-        b.set_groundtruth(ground_truth, "decision")
+        b.add_input(1, ["fixation", "stim1", "delay1", "stim2", "delay2"], where="fixation")
+        b.add_input(1, "stim1", where="stim1")
+        b.add_input(1, "stim2", where="stim2")
+        b.set_target(ground_truth, "decision")
         return {}

@@ -131,9 +131,9 @@ class MemoryRecall(ngym.TrialEnv):
         else:
             cues = np.where(noise < self.p_flip, 1 - targets, targets)
         cue_obs = np.concatenate([cues, np.zeros((*cues.shape[:2], 1))], axis=2)
-        b.add_ob(store, "store", per_step=True)
-        b.add_ob(cue_obs, "recall", per_step=True)
-        b.set_groundtruth(targets, "recall", per_step=True)
+        b.add_input(store, "store", per_step=True)
+        b.add_input(cue_obs, "recall", per_step=True)
+        b.set_target(targets, "recall", per_step=True)
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:

@@ -104,11 +104,11 @@ class ReachingDelayResponse(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         target = b.uniform("ground_truth", self.lowbound, self.highbound)
         b.add_period(["stimulus", "delay", "decision"])
-        b.add_ob(target, "stimulus", where="stimulus")
-        b.set_ob(np.array([0.0, -0.5]), "delay")
-        b.set_ob(np.array([1.0, -0.5]), "decision")
-        b.set_groundtruth(np.array([-1.0, -0.5]), ["stimulus", "delay"])
-        b.set_groundtruth(np.stack([np.ones(b.n), target], axis=1), "decision")
+        b.add_input(target, "stimulus", where="stimulus")
+        b.set_input(np.array([0.0, -0.5]), "delay")
+        b.set_input(np.array([1.0, -0.5]), "decision")
+        b.set_target(np.array([-1.0, -0.5]), ["stimulus", "delay"])
+        b.set_target(np.stack([np.ones(b.n), target], axis=1), "decision")
         return {}
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:

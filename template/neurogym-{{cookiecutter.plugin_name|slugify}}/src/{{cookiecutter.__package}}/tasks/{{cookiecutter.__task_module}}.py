@@ -111,10 +111,10 @@ class {{ cookiecutter.task_class }}(ngym.TrialEnv):
         ground_truth = b.choice("ground_truth", self.choices)
         coh = b.choice("coh", self.cohs)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
-        b.add_ob(1, ["fixation", "stimulus", "delay"], where="fixation")
+        b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
         # +coh/200 on the correct channel, -coh/200 on the other: shape (n, 2).
         sign = np.where(self.choices[None, :] == ground_truth[:, None], 1.0, -1.0)
-        b.add_ob(0.5 + sign * coh[:, None] / 200, "stimulus", where="stimulus")
-        b.add_randn(0, self.sigma, "stimulus", where="stimulus")
-        b.set_groundtruth(ground_truth, "decision", where="choice")
+        b.add_input(0.5 + sign * coh[:, None] / 200, "stimulus", where="stimulus")
+        b.add_noise(0, self.sigma, "stimulus", where="stimulus")
+        b.set_target(ground_truth, "decision", where="choice")
         return {}

@@ -1,0 +1,72 @@
+"""The duration draw of one period, for the batch builder (``timing[period]`` -> ms per trial)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeAlias
+
+import numpy as np
+
+from neurogym.timing import _floor_to_dt, check_drawn, trunc_exp
+
+if TYPE_CHECKING:
+    from neurogym._trials.builder import BatchBuilder
+
+__all__ = ["Bound", "sample_duration"]
+
+Bound: TypeAlias = float | np.ndarray
+"""A period bound in ms: a float when all trials share it, else a ``(B,)`` array."""
+
+
+def sample_duration(builder: BatchBuilder, period: str) -> Bound:
+    """Draws the duration of ``period`` (ms, floored to ``dt``) for the builder's ``n`` trials.
+
+    ``timing[period]`` decides the draw; a batch of one takes the same draws as
+    ``spec.sample(rng, 1)``, as Python floats. Warns when a positive duration floors to an
+    empty period, and refuses an ``until`` time the trial has already passed.
+    """
+    env = builder.env
+    if period not in env.timing:
+        raise KeyError(
+            f"period {period!r} has no timing and no explicit duration; "
+            f"timing has {sorted(env.timing)}"
+        )
+    spec = env.timing.spec(period)
+    dt = builder.dt
+    kind = spec.kind
+    if kind == "constant":
+        raw: Bound = spec.args[0]
+        if raw >= 0:  # the common case: floor once, no warning check needed unless empty
+            constant = _floor_to_dt(raw, dt)
+            if constant == 0 and raw > 0:
+                env._warn_empty_period(period, spec.raw)
+            return constant
+    elif builder.n == 1 and kind == "choice":
+        # Same draw as ``spec.sample(rng, 1)`` (one uniform), as a Python float.
+        args = spec.args
+        raw = args[0] if len(args) == 1 else args[int(builder.rng.random() * len(args))]
+    elif builder.n == 1 and kind == "truncated_exponential":  # the draw of sample(rng, 1)
+        raw = float(trunc_exp(builder.rng, *spec.args))
+    elif builder.n == 1 and kind == "uniform":
+        low, high = spec.args
+        raw = low + builder.rng.random() * (high - low)
+    elif kind == "until":
+        so_far = _floor_to_dt(builder.tmax_ms, dt)
+        raw = spec.args[0] - so_far
+        if np.any(np.asarray(raw) < 0):
+            raise ValueError(
+                f"timing[{period!r}] = {spec.raw!r}: the trial already lasts "
+                f"{float(np.max(so_far))} ms, past the 'until' time {spec.args[0]} ms"
+            )
+    else:
+        sample = spec.sample(builder.rng, builder.n)
+        if kind == "callable":
+            check_drawn(sample, spec, f"timing[{period!r}]")
+        raw = float(sample[0]) if builder.n == 1 else sample
+    floored = _floor_to_dt(raw, dt)
+    if isinstance(raw, float):
+        empty = floored == 0 and raw > 0
+    else:
+        empty = bool(np.any((floored == 0) & (raw > 0)))
+    if empty:
+        env._warn_empty_period(period, spec.raw)
+    return floored
