@@ -1,25 +1,40 @@
-"""Hatchling build hook: the three files the ``neurogym`` wheel shares with neurogym-core.
+"""Hatchling hooks of the ``neurogym`` distribution: core's exact pin and three shared files.
 
-Why. ``neurogym`` 2.3.1 (upstream) and neurogym-core both install files into the import
-package ``neurogym``; three paths are the same: ``neurogym/__init__.py``,
-``neurogym/wrappers/__init__.py`` and ``neurogym/wrappers/monitor.py``. ``pip install -U
-neurogym`` over 2.3.1 installs neurogym-core first (a dependency before its dependent) and only
-then uninstalls 2.3.1, which removes those paths, core's files among them, so ``import
-neurogym`` would fail. This wheel therefore carries the same three files, byte for byte (core
-is pinned exactly), and writes them back when it is installed, after the uninstall. The cost:
-``pip uninstall neurogym`` alone removes them from core too (``pip install --force-reinstall
-neurogym-core`` restores them); uninstall the whole set instead (docs/architecture.md §11).
+Metadata. ``dependencies`` and ``optional-dependencies`` are written from the
+``[tool.hatch.metadata.hooks.custom]`` table of ``pyproject.toml``, where ``neurogym-core`` is
+named without a version: :class:`CorePinHook` pins it to exactly the version in
+``../neurogym-core/pyproject.toml``, so core's version is defined once. A wheel built from the
+sdist takes the pinned requirements from the sdist's ``PKG-INFO`` (hatchling does this for
+dynamic fields), so it needs no checkout.
 
-Where from. Beside ``neurogym-meta/`` when building from the repository; from ``shared/``
-inside the project when building from the sdist, which carries them there.
+Shared files (:class:`SharedFilesHook`). Why: ``neurogym`` 2.3.1 (upstream) and neurogym-core
+both install files into the import package ``neurogym``; three paths are the same:
+``neurogym/__init__.py``, ``neurogym/wrappers/__init__.py`` and ``neurogym/wrappers/monitor.py``.
+``pip install -U neurogym`` over 2.3.1 installs neurogym-core first (a dependency before its
+dependent) and only then uninstalls 2.3.1, which removes those paths, core's files among them,
+so ``import neurogym`` would fail. This wheel therefore carries the same three files, byte for
+byte (core is pinned exactly), and writes them back when it is installed, after the uninstall.
+The cost: ``pip uninstall neurogym`` alone removes them from core too (``pip install
+--force-reinstall neurogym-core`` restores them); uninstall the whole set instead
+(docs/architecture.md §11).
+
+The shared files come from beside ``neurogym-meta/`` when building from the repository, and
+from ``shared/`` inside the project when building from the sdist, which carries them there.
 """
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+from hatchling.metadata.plugin.interface import MetadataHookInterface
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+
+CORE = "neurogym-core"
 
 #: The paths (inside site-packages) that upstream 2.3.1 and neurogym-core both install.
 SHARED = ("neurogym/__init__.py", "neurogym/wrappers/__init__.py", "neurogym/wrappers/monitor.py")
@@ -54,3 +69,53 @@ class SharedFilesHook(BuildHookInterface):
         if version == "editable":
             return
         build_data["force_include"].update({str(source / path): path for path in SHARED})
+
+
+def core_version(root: Path) -> str:
+    """Return the version in neurogym-core's ``pyproject.toml`` beside this project."""
+    pyproject = root.parent / CORE / "pyproject.toml"
+    if not pyproject.is_file():
+        raise FileNotFoundError(
+            f"the neurogym distribution pins neurogym-core to its version, read from {pyproject}, "
+            "which does not exist: build from the repository (neurogym-meta/ beside "
+            "neurogym-core/) or from the sdist"
+        )
+    version = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+    if not isinstance(version, str):
+        raise TypeError(f"{pyproject}: project.version must be a string, not {version!r}")
+    return version
+
+
+def pin_core(requirements: list[str], version: str) -> list[str]:
+    """Return ``requirements`` with each bare ``neurogym-core`` pinned to ``==version``.
+
+    Raises:
+        ValueError: A requirement on neurogym-core already has a version specifier.
+    """
+    pinned = []
+    for text in requirements:
+        requirement = Requirement(text)
+        if canonicalize_name(requirement.name) == CORE:
+            if requirement.specifier:
+                raise ValueError(
+                    f"{text!r} in [tool.hatch.metadata.hooks.custom]: name neurogym-core "
+                    f"without a version; the hook pins it to =={version} (core's version)"
+                )
+            requirement.specifier = SpecifierSet(f"=={version}")
+        pinned.append(str(requirement))
+    return pinned
+
+
+class CorePinHook(MetadataHookInterface):
+    """Writes the requirements of ``[tool.hatch.metadata.hooks.custom]``, core pinned exactly."""
+
+    PLUGIN_NAME = "custom"
+
+    def update(self, metadata: dict[str, Any]) -> None:
+        """Set ``dependencies`` and ``optional-dependencies`` in ``metadata``."""
+        version = core_version(Path(self.root))
+        metadata["dependencies"] = pin_core(self.config["dependencies"], version)
+        metadata["optional-dependencies"] = {
+            extra: pin_core(requirements, version)
+            for extra, requirements in self.config["optional-dependencies"].items()
+        }
