@@ -23,6 +23,9 @@ nox.options.sessions = ["tests", "integration", "lint", "typecheck"]
 ROOT = Path(__file__).resolve().parent
 CORE = "neurogym-core"
 APPS = "neurogym-apps"  # the applications (training, plots, RL adapter): not part of the core
+META = "neurogym-meta"  # the `neurogym` distribution: core and the task families, no code
+# Run by the build session on its wheelhouse; the integration session leaves them out.
+PACKAGING_TESTS = "tests/packaging"
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 
 # `nox -t test` (what `python3 run.py test` runs) selects every session with this tag.
@@ -72,7 +75,11 @@ def tests(session: nox.Session, package: str) -> None:
 
 @nox.session(tags=[TEST_TAG])
 def integration(session: nox.Session) -> None:
-    """Install core and every plugin together and run the cross-package tests in tests/."""
+    """Install core and every plugin together and run the cross-package tests in tests/.
+
+    Except tests/packaging/ (``--ignore``): those install this checkout's wheels into fresh
+    venvs, and the build session runs them on the wheelhouse it has built and checked.
+    """
     skip_without_tests(session, "tests")
     # The integration group adds cookiecutter and ruff: tests/test_template.py bakes the
     # template, installs what it bakes into a fresh venv, runs its tests and lints it.
@@ -80,7 +87,53 @@ def integration(session: nox.Session) -> None:
     install_editable(session, *packages())
     # Two workers (pytest-xdist), one test module each at a time: modules build venvs and
     # wheelhouses in module fixtures, which must not be built twice. ``-- -n 0`` runs serially.
-    session.run("pytest", "-n", "2", "--dist", "loadfile", "tests", *session.posargs)
+    session.run(
+        "pytest", "-n", "2", "--dist", "loadfile", "tests", f"--ignore={PACKAGING_TESTS}",
+        *session.posargs,
+    )  # fmt: skip
+
+
+def distributions() -> list[str]:
+    """Return every directory that builds a distribution: the packages, then the meta."""
+    return [*packages(), META]
+
+
+@nox.session(tags=[TEST_TAG])
+def build(session: nox.Session) -> None:
+    """Build an sdist and a wheel of every distribution into one wheelhouse, check, test them.
+
+    The wheelhouse is ``.nox/build/tmp/dist/`` (emptied first; ``twine upload`` takes it as
+    is). Each distribution is built with ``python -m build --no-isolation``: its sdist, then
+    its wheel from that sdist, so a file the sdist lacks fails here; hatchling comes from the
+    ``build`` group (isolated builds installed it 16 times, a minute more). ``twine check
+    --strict`` checks every archive's metadata and that its README renders on PyPI;
+    ``check-wheel-contents`` checks each wheel against its package's
+    ``[tool.check-wheel-contents]`` table (no stray or missing files). Then tests/packaging/
+    runs on this wheelhouse (``--wheelhouse``), not in the integration session: every wheel
+    installed together into a fresh venv passes ``neurogym check`` on every task, each family
+    installs alone with core, a NeuroGym 2.3.1 venv upgrades to ``neurogym[train,plot]``, and
+    the archives hold their changelog, license, types and nothing stray.
+    """
+    session.install(*nox.project.dependency_groups(PYPROJECT, "build", "test"))
+    wheelhouse = Path(session.create_tmp()) / "dist"
+    shutil.rmtree(wheelhouse, ignore_errors=True)
+    wheels = {}
+    for directory in distributions():
+        command = ["python", "-m", "build", "--no-isolation", "--outdir", str(wheelhouse)]
+        session.run(*command, directory)
+        project = nox.project.load_toml(ROOT / directory / "pyproject.toml")["project"]
+        stem = f"{project['name'].replace('-', '_')}-{project['version']}"
+        wheels[directory] = str(wheelhouse / f"{stem}-py3-none-any.whl")
+    session.run("twine", "check", "--strict", *sorted(str(p) for p in wheelhouse.iterdir()))
+    for directory, wheel in wheels.items():
+        config = str(ROOT / directory / "pyproject.toml")
+        session.run("check-wheel-contents", "--config", config, wheel)
+    # tests/packaging imports core's first-party table: from core's wheel, not the checkout.
+    session.install(wheels[CORE])
+    session.run(
+        "pytest", "-n", "2", PACKAGING_TESTS, f"--wheelhouse={wheelhouse}", *session.posargs
+    )
+    session.log(f"wheelhouse: {wheelhouse}")
 
 
 @nox.session(tags=[TEST_TAG])
