@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
+import neurogym
 from neurogym import TrialEnv, spaces
 
 
@@ -91,3 +94,68 @@ def test_a_bad_list_of_action_names_lists_the_valid_ones():
     env.reset(seed=0)
     with pytest.raises(KeyError, match=r"where=\['go', 'stop'\] is not an action name or a list"):
         env._action_table(["go", "stop"])
+
+
+class _OneHot(TrialEnv):
+    """Writes a one-hot cue with ``index=`` (``mode="index"``) or by hand (``mode="hand"``)."""
+
+    def __init__(self, mode: str, index_of=None, value_of=None) -> None:
+        super().__init__(dt=100)
+        self.mode, self.index_of, self.value_of = mode, index_of, value_of
+        self.timing = {"fixation": 200, "stimulus": 300, "decision": 100}
+        self.observation_space = spaces.Box(
+            -np.inf, np.inf, shape=(4,), dtype=np.float32,
+            name={"fixation": 0, "stimulus": [1, 2], "cue": 3},
+        )  # fmt: skip
+        self.action_space = spaces.Discrete(2)
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus", "decision"])
+        kind = b.choice("kind", [0, 1, 2])
+        index = kind if self.index_of is None else self.index_of(b.n)
+        value = 1.0 if self.value_of is None else self.value_of(b.n)
+        if self.mode == "index":
+            b.add_input(value, "stimulus", where=["cue", "stimulus"], index=index)
+            b.set_input(2.0, "fixation", where="stimulus", index=kind % 2)
+        else:
+            table = np.zeros((b.n, 3))
+            table[np.arange(b.n), kind] = value
+            b.add_input(table, "stimulus", where=[3, 1, 2])
+            b.set_input(np.eye(2)[kind % 2] * 2.0, "fixation", where="stimulus")
+        return {}
+
+
+@pytest.mark.parametrize("n", [1, 16])
+def test_index_writes_a_one_hot_input_as_the_hand_made_table(n):
+    by_index, by_hand = _OneHot("index"), _OneHot("hand")
+    by_index.reset(seed=3), by_hand.reset(seed=3)
+    a, b = by_index.new_trials(n), by_hand.new_trials(n)
+    np.testing.assert_array_equal(a.trial["kind"], b.trial["kind"])
+    np.testing.assert_array_equal(a.ob, b.ob)
+    assert len(set(a.trial["kind"].tolist())) > 1 or n == 1
+    stimulus = a.ob[:, 2]  # step 2 lies in the stimulus period
+    assert (stimulus[:, [3, 1, 2]][np.arange(n), a.trial["kind"]] == 1).all()
+    assert stimulus[:, [3, 1, 2]].sum() == n
+
+
+def test_index_takes_one_value_per_trial():
+    env = _OneHot("index", value_of=lambda n: np.arange(1.0, n + 1))
+    env.reset(seed=0)
+    batch = env.new_trials(4)
+    np.testing.assert_array_equal(batch.ob[:, 2, [3, 1, 2]].sum(axis=1), [1, 2, 3, 4])
+
+
+@pytest.mark.parametrize(
+    ("index_of", "message"),
+    [
+        (lambda n: np.full(n, 3), "add_input: index 3 is out of range for the 3 dims where= "
+         "selects (valid: 0 to 2)"),
+        (lambda n: np.full(n, -1), "add_input: index -1 is out of range"),
+        (lambda n: np.full(n, 0.5), "add_input: index= takes integers"),
+        (lambda n: np.zeros(n + 1, dtype=int), "add_input: index must be one number or one per "
+         "trial (shape ("),
+    ],
+)  # fmt: skip
+def test_a_bad_index_names_the_value_and_the_valid_range(index_of, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        neurogym.batch(_OneHot("index", index_of=index_of), 2, seed=0)

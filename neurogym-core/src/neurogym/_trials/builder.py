@@ -36,6 +36,7 @@ from neurogym._trials.where import (
     WhereArg,
     as_period_list,
     fit_value,
+    one_hot_rows,
     per_row,
     period_spans,
     scaled_rows,
@@ -378,6 +379,7 @@ class BatchBuilder(TrialVariables):
         where: WhereArg = None,
         *,
         per_step: bool = False,
+        index: Any = None,
     ) -> None:
         """Adds ``value`` to the observations (inputs) of ``period`` at dims ``where``.
 
@@ -392,8 +394,11 @@ class BatchBuilder(TrialVariables):
             period: A period name, a list of names, or ``None`` for the whole trial.
             where: A dim name of the observation space, an index, a list, a range or a slice.
             per_step: Whether ``value`` has a time axis.
+            index: One int per trial (or one for all): a one-hot input, ``value`` at the
+                ``index``-th dim of ``where`` and nothing at the others
+                (``b.add_input(1, "cue", where=["nogo", "go"], index=go)``).
         """
-        self._write_ob(value, period, where, per_step, reset=False, what="add_input")
+        self._write_ob(value, period, where, per_step, False, "add_input", index)
 
     def set_input(
         self,
@@ -402,9 +407,10 @@ class BatchBuilder(TrialVariables):
         where: WhereArg = None,
         *,
         per_step: bool = False,
+        index: Any = None,
     ) -> None:
         """Like :meth:`add_input`, but replaces the current values."""
-        self._write_ob(value, period, where, per_step, reset=True, what="set_input")
+        self._write_ob(value, period, where, per_step, True, "set_input", index)
 
     def _write_ob(
         self,
@@ -414,9 +420,15 @@ class BatchBuilder(TrialVariables):
         per_step: bool,
         reset: bool,
         what: str,
+        index: Any = None,
     ) -> None:
         """Adds or sets (``reset``) observations; errors name the caller's verb ``what``."""
         idx = self.env._where(where, "observation")
+        if index is not None:
+            if per_step:
+                raise ValueError(f"{what}: index= writes one value per trial, not per_step")
+            k = np.arange(self.ob.shape[-1])[slice(None) if idx is None else idx].size
+            value = one_hot_rows(value, index, self.n, k, what)
         self._write(self.ob, value, period, idx, per_step=per_step, reset=reset, what=what)
 
     def add_noise(

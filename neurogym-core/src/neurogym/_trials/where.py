@@ -208,6 +208,26 @@ def per_row(values: np.ndarray, n: int, name: str) -> np.ndarray:
     )
 
 
+def one_hot_rows(value: Any, index: Any, n: int, k: int, what: str) -> np.ndarray:
+    """``(n, k)`` rows holding ``value`` at column ``index`` (one per trial) and 0 elsewhere.
+
+    ``value`` is one number or one per trial; ``index`` one int or one per trial, in ``[0, k)``.
+    """
+    raw = np.asarray(index)
+    if raw.dtype.kind not in "iu" and not (raw.dtype.kind == "b" and k >= 2):
+        raise ValueError(f"{what}: index= takes integers (or booleans for 2 dims), got {raw!r}")
+    picked = per_row(raw.reshape(-1).astype(np.intp), n, f"{what}: index")
+    bad = (picked < 0) | (picked >= k)
+    if bad.any():
+        raise ValueError(
+            f"{what}: index {int(picked[bad][0])} is out of range for the {k} dims where= "
+            f"selects (valid: 0 to {k - 1})"
+        )
+    rows = np.zeros((n, k), dtype=np.result_type(np.asarray(value).dtype, np.float32))
+    rows[np.arange(n), picked] = per_row(np.asarray(value).reshape(-1), n, f"{what}: value")
+    return rows
+
+
 def scaled_rows(draw: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
     """``draw * sigma`` in place, ``sigma`` a number or one value per row (first axis)."""
     if isinstance(sigma, np.ndarray):

@@ -169,7 +169,6 @@ class ContextDecisionMaking(ngym.TrialEnv):
         b.add_input(ring_stimulus(theta, theta[choice_2 - 1], coh_2), "stimulus", self._mod2)
         b.add_noise(0, self.sigma, "stimulus", where=range(1, 1 + 2 * self.dim_ring))
         if self.use_expl_context:
-            cue = np.stack([context == 0, context == 1], axis=1).astype(float)
-            b.add_input(cue, None, where=self._context)
+            b.add_input(1, None, where=self._context, index=context)
         b.set_target(ground_truth, "decision")
         return {}

@@ -196,7 +196,7 @@ class HierarchicalReasoning(ngym.TrialEnv):
             1, ["fixation", "rule_target", "fixation2", "flash1", "delay", "flash2"], "fixation"
         )
         b.add_input(1, "rule_target", where="rule")
-        b.add_input(np.eye(2)[stimulus], ["flash1", "flash2"], where="stimulus")
+        b.add_input(1, ["flash1", "flash2"], where="stimulus", index=stimulus)
         b.set_target(choice, "decision", where="choice")
         b.set_target(rule, "rule_target", where="rule")
         return {"long_interval": long_interval, "pro_choice": pro_choice}

@@ -143,11 +143,8 @@ class DelayPairedAssociation(ngym.TrialEnv):
         b.add_input(
             1, ["fixation", "stim1", "delay_btw_stim", "stim2", "delay_aft_stim"], "fixation"
         )
-        rows = np.arange(b.n)
         for period, column in (("stim1", 0), ("stim2", 1)):
-            onehot = np.zeros((b.n, 4))
-            onehot[rows, pair[:, column] - 1] = 1.0
-            b.add_input(onehot, period, where="stimulus")
+            b.add_input(1, period, where="stimulus", index=pair[:, column] - 1)
         b.add_noise(0, self.sigma, ["stim1", "stim2"], where="stimulus")
         b.set_target(go, "decision")
         return {}
