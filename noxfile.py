@@ -177,6 +177,15 @@ def bake_template(session: nox.Session, *answers: str) -> Path:
     return project
 
 
+#: The paper and description of the template's example task (Britten et al. 1992).
+EXAMPLE_TASK_ANSWERS = (
+    "task_description=Report which of two noisy stimulus channels is stronger.",
+    "paper_name=The analysis of visual motion: a comparison of neuronal and psychophysical "
+    "performance",
+    "paper_link=https://doi.org/10.1523/JNEUROSCI.12-12-04745.1992",
+)
+
+
 @nox.session(default=False)
 def template(session: nox.Session) -> None:
     """Bake the plugin template (answers as KEY=VALUE arguments), run its tests and ruff.
@@ -186,7 +195,10 @@ def template(session: nox.Session) -> None:
     """
     session.install(*nox.project.dependency_groups(PYPROJECT, "integration"))
     install_editable(session)
-    project = bake_template(session, *session.posargs)
+    # Without answers, the baked task's documentation would stay TODO, which its own tests
+    # refuse on purpose (a lab cannot publish placeholder metadata): name the example's paper.
+    answers = session.posargs or EXAMPLE_TASK_ANSWERS
+    project = bake_template(session, *answers)
     session.install("-e", str(project))
     # Named one by one: ruff skips files found by walking a directory under .nox/.
     files = sorted(path.relative_to(project).as_posix() for path in project.rglob("*.py"))
