@@ -1,33 +1,39 @@
-"""The ``python`` blocks of the docs run as written, each in a fresh interpreter.
+"""Every ``python`` block of the README and of docs/*.md runs as written.
 
 Conventions of the pages:
 
-* a ```` ```python ```` block runs on its own, with its own imports;
+* a ```` ```python ```` block runs on its own, with its own imports, in a fresh interpreter;
 * a ```` ```python continued ```` block runs after the previous runnable block of the same page,
   in its namespace (the page says so in the text too);
-* sketches, upstream "before" code and cluster-only code use ```` ```py ````, which is not run.
+* API sketches, upstream "before" code and cluster-only code (RLlib) use ```` ```py ````,
+  which is not run.
 
-:data:`PAGES` names the pages checked so far: the README, docs/data.md and docs/wrappers.md.
-The other pages (architecture, plotting, porting, rl, scale, training) still hold blocks
-that are fragments or need names defined elsewhere; each joins the list once it is fixed
-(issue #28). docs/writing-a-task.md is run block after block by neurogym-core's own test.
+:data:`PAGES` is the README and every page of docs/ (a new page joins by being there), except
+docs/writing-a-task.md, which neurogym-core's own test runs block after block
+(:data:`OWN_TEST`). A standalone block and the continued blocks after it are one *chain*,
+executed once, block after block, in one fresh interpreter (as a user pastes them): each block
+is a test that passes when its chain got through it, so a failure names its page and block.
 Training budgets in the pages are literals; :data:`LOWERED` makes them small here, and each
 lowering must still match its page (a changed page fails the test rather than running for
-minutes).
+minutes). The module takes about a minute on 2 cores.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", ROOT / "docs" / "data.md", ROOT / "docs" / "wrappers.md"]
 OWN_TEST = {"writing-a-task.md"}  # run by neurogym-core/tests/test_writing_a_task.py
+PAGES = [ROOT / "README.md"] + [
+    page for page in sorted((ROOT / "docs").glob("*.md")) if page.name not in OWN_TEST
+]
 FENCE = re.compile(r"^```python( continued)?\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 #: (page, literal in the page, what the test runs instead): training budgets made small.
@@ -36,52 +42,137 @@ LOWERED: list[tuple[str, str, str]] = [
     ("README.md", "trials=500", "trials=20"),
     ("README.md", 'PPO("MlpPolicy", venv, seed=0).learn(300_000)',
      'PPO("MlpPolicy", venv, seed=0, n_steps=8, batch_size=32, n_epochs=1).learn(128)'),
+    ("training.md", "steps=2000, seed=0)", "steps=5, seed=0)"),
+    ("training.md", "trials=1000, seed=1)", "trials=20, seed=1)"),
+    ("training.md", "num_trials=300)", "num_trials=30)"),
+    ("rl.md", "n_steps=128, batch_size=256,", "n_steps=4, batch_size=64,"),
+    ("rl.md", "ppo.learn(300_000)", "ppo.learn(64)"),
+    ("rl.md", "n_steps=128, batch_size=512,", "n_steps=4, batch_size=64,"),
+    ("rl.md", "rppo.learn(400_000)", "rppo.learn(64)"),
+    ("rl.md", "trials=1000", "trials=20"),
+    ("scale.md", "seeds=[0, 1, 2],\n", "seeds=[0],\n"),
+    ("scale.md", "config=TrainConfig(steps=2000), eval_trials=200)",
+     "config=TrainConfig(steps=3), eval_trials=20)"),
 ]  # fmt: skip
 
 #: (page, block number): why the block cannot run here (each one an xfail(strict=True)).
 KNOWN: dict[tuple[str, int], str] = {}
 
+#: Runs one chain: blocks from stdin (JSON), each numbered in tracebacks and done-file.
+DRIVER = """
+import json, linecache, sys
+page, blocks = json.load(sys.stdin)
+namespace = {"__name__": "__main__"}
+for number, code in blocks:
+    name = f"<{page}, block {number}>"
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    exec(compile(code, name, "exec"), namespace)
+    with open(sys.argv[1], "a") as done:
+        done.write(f"{number}\\n")
+"""
 
-def _programs() -> list[tuple[str, int, str]]:
-    """(page, block number, program): a continued block carries the blocks it continues."""
-    programs = []
+
+@dataclass(frozen=True)
+class Block:
+    """One runnable block: its page, its number there and the chain it belongs to."""
+
+    page: str
+    number: int
+    chain: tuple[tuple[int, str], ...]  # (number, code) from the chain's standalone block
+
+
+def lowered(page: Path, table: list[tuple[str, str, str]] = LOWERED) -> str:
+    """The page's text with the budgets of ``table`` (:data:`LOWERED`) made small."""
+    text = page.read_text(encoding="utf-8")
+    for old, new in ((o, n) for p, o, n in table if p == page.name):
+        assert old in text, f"{page.name} no longer contains {old!r}: update LOWERED"
+        text = text.replace(old, new)
+    return text
+
+
+def _blocks() -> list[Block]:
+    blocks = []
     for page in PAGES:
-        if page.name in OWN_TEST:
-            continue
-        text = page.read_text(encoding="utf-8")
-        for old, new in ((o, n) for p, o, n in LOWERED if p == page.name):
-            assert old in text, f"{page.name} no longer contains {old!r}: update LOWERED"
-            text = text.replace(old, new)
-        chain = ""
-        for number, match in enumerate(FENCE.finditer(text), start=1):
+        chain: tuple[tuple[int, str], ...] = ()
+        for number, match in enumerate(FENCE.finditer(lowered(page)), start=1):
             continued, code = match.group(1), match.group(2)
-            chain = (chain + "\n" + code) if continued else code
-            programs.append((page.name, number, chain))
-    return programs
+            if continued and not chain:
+                raise AssertionError(f"{page.name} block {number} continues no earlier block")
+            chain = (*chain, (number, code)) if continued else ((number, code),)
+            blocks.append(Block(page.name, number, chain))
+    return blocks
 
 
-PROGRAMS = _programs()
+BLOCKS = _blocks()
 
 
-def _param(page: str, number: int, program: str) -> object:
-    marks = []
-    if (page, number) in KNOWN:
-        marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[(page, number)]))
-    return pytest.param(program, id=f"{page}-{number}", marks=marks)
-
-
-def test_the_pages_have_runnable_blocks():
-    assert len(PROGRAMS) >= 22
-
-
-@pytest.mark.parametrize("program", [_param(*item) for item in PROGRAMS])
-def test_the_block_runs(program, tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-c", program],
+def _run_chain(
+    page: str, chain: tuple[tuple[int, str], ...], folder: Path
+) -> tuple[set[int], str]:
+    """Runs a chain in a fresh interpreter in ``folder``: (numbers of the blocks done, stderr)."""
+    done = folder / "done.txt"
+    result = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(done)],
+        input=json.dumps([page, chain]),
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=folder,
         timeout=300,
         check=False,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
+    finished = {int(n) for n in done.read_text().split()} if done.exists() else set()
+    return finished, result.stderr
+
+
+def _longest_chains() -> dict[tuple[str, int], tuple[tuple[int, str], ...]]:
+    """Each chain in full, keyed by (page, its first block): one run serves all its blocks."""
+    full: dict[tuple[str, int], tuple[tuple[int, str], ...]] = {}
+    for block in BLOCKS:
+        full[(block.page, block.chain[0][0])] = block.chain
+    return full
+
+
+CHAINS = _longest_chains()
+_RESULTS: dict[tuple[str, int], tuple[set[int], str]] = {}  # each chain runs once
+
+
+def _param(block: Block) -> object:
+    marks = []
+    if (block.page, block.number) in KNOWN:
+        marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[(block.page, block.number)]))
+    return pytest.param(block, id=f"{block.page}-{block.number}", marks=marks)
+
+
+def test_the_pages_have_runnable_blocks():
+    names = {page.name for page in PAGES}
+    assert {"README.md", "data.md", "plotting.md", "rl.md", "training.md"} <= names
+    assert not names & OWN_TEST
+    per_page = {name: sum(b.page == name for b in BLOCKS) for name in names}
+    assert len(BLOCKS) >= 44, per_page
+    for name in ("README.md", "data.md", "plotting.md", "porting.md", "rl.md", "scale.md",
+                 "training.md", "wrappers.md"):  # fmt: skip
+        assert per_page[name] >= 1, f"{name} has no runnable block: {per_page}"
+
+
+def test_a_continued_block_carries_the_blocks_before_it():
+    rl = [block for block in BLOCKS if block.page == "rl.md"]
+    assert [len(block.chain) for block in rl] == [1, 2, 3, 4]
+    assert "ppo.learn(64)" in rl[1].chain[1][1]  # lowered
+    with pytest.raises(AssertionError, match=r"rl.md no longer contains 'ppo.learn\(9\)'"):
+        lowered(ROOT / "docs" / "rl.md", [("rl.md", "ppo.learn(9)", "ppo.learn(1)")])
+
+
+@pytest.mark.parametrize("block", [_param(block) for block in BLOCKS])
+def test_the_block_runs(block, tmp_path_factory):
+    key = (block.page, block.chain[0][0])
+    full = CHAINS[key]
+    if key not in _RESULTS:
+        folder = tmp_path_factory.mktemp(f"{Path(block.page).stem}-{key[1]}")
+        _RESULTS[key] = _run_chain(block.page, full, folder)
+    done, stderr = _RESULTS[key]
+    if block.number not in done:
+        first = next((number for number, _ in full if number not in done), block.number)
+        where = "it" if first == block.number else f"block {first}, which it continues,"
+        raise AssertionError(
+            f"{block.page} block {block.number}: {where} failed\n{stderr[-3000:]}"
+        )

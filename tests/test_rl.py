@@ -259,16 +259,20 @@ def test_evaluate_finds_the_task_of_a_model_trained_on_the_adapter():
         evaluate(RecordingModel(), 10)
 
 
-def run_rl_page(tmp_path, monkeypatch, budgets: dict) -> tuple[dict, list[float]]:
-    """Executes docs/rl.md's blocks in order; returns the namespace and each block's seconds."""
+def run_rl_page(tmp_path, monkeypatch, lowered: dict[str, str]) -> tuple[dict, list[float]]:
+    """Executes docs/rl.md's blocks in order, each budget literal in ``lowered`` replaced;
+    returns the namespace and each block's seconds."""
     import time
     from pathlib import Path
 
-    page = Path(__file__).resolve().parents[1] / "docs" / "rl.md"
-    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL)
+    text = (Path(__file__).resolve().parents[1] / "docs" / "rl.md").read_text(encoding="utf-8")
+    for old, new in lowered.items():
+        assert old in text, f"docs/rl.md no longer contains {old!r}"
+        text = text.replace(old, new)
+    blocks = re.findall(r"```python(?: continued)?\n(.*?)```", text, re.DOTALL)
     assert len(blocks) == 4
     monkeypatch.chdir(tmp_path)
-    namespace = dict(budgets)
+    namespace: dict = {}
     seconds = []
     for index, block in enumerate(blocks):
         start = time.perf_counter()
@@ -278,9 +282,9 @@ def run_rl_page(tmp_path, monkeypatch, budgets: dict) -> tuple[dict, list[float]
 
 
 def test_the_rl_page_runs(tmp_path, monkeypatch):
-    namespace, _ = run_rl_page(
-        tmp_path, monkeypatch, {"PPO_STEPS": 256, "RPPO_STEPS": 256, "TRIALS": 20}
-    )
+    lowered = {"ppo.learn(300_000)": "ppo.learn(256)", "rppo.learn(400_000)": "rppo.learn(256)",
+               "trials=1000": "trials=20"}  # fmt: skip
+    namespace, _ = run_rl_page(tmp_path, monkeypatch, lowered)
     assert namespace["ppo_result"].trials == 20
     assert namespace["rppo_result"].trials == 20
     assert (tmp_path / "rppo-pdm.png").is_file()
@@ -290,8 +294,7 @@ def test_rl_page_full_budget_meets_the_floors(request, tmp_path, monkeypatch, ca
     """docs/rl.md as a user runs it: both examples reach 0.70 closed-loop accuracy (slow)."""
     if not request.config.getoption("--run-rl"):
         pytest.skip("slow: run with --run-rl (nox -s rl)")
-    budgets = {"PPO_STEPS": 300_000, "RPPO_STEPS": 400_000, "TRIALS": 1000}
-    namespace, seconds = run_rl_page(tmp_path, monkeypatch, budgets)
+    namespace, seconds = run_rl_page(tmp_path, monkeypatch, {})  # the budgets as written
     ppo, rppo = namespace["ppo_result"], namespace["rppo_result"]
     with capsys.disabled():
         print(f"\nPPO roitman02: strict {ppo.accuracy:.3f}, env performance "

@@ -323,11 +323,14 @@ def test_a_seconds_budget_always_trains_at_least_one_step():
 
 
 def test_the_tutorial_runs(tmp_path, monkeypatch):
-    page = ROOT / "docs" / "training.md"
-    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL)
+    text = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    for old, new in (("steps=2000, seed=0)", "steps=20, seed=0)"), ("trials=1000", "trials=50")):
+        assert old in text, f"docs/training.md no longer contains {old!r}"
+        text = text.replace(old, new)
+    blocks = re.findall(r"```python(?: continued)?\n(.*?)```", text, re.DOTALL)
     assert len(blocks) == 3
     monkeypatch.chdir(tmp_path)
-    namespace = {"STEPS": 20, "TRIALS": 50}
+    namespace: dict = {}
     for index, block in enumerate(blocks):
         exec(compile(block, f"training.md, block {index + 1}", "exec"), namespace)
     assert (tmp_path / "pdm-run" / "model.pt").is_file()
