@@ -60,13 +60,17 @@ KNOWN: dict[tuple[str, int], str] = {}
 
 #: Runs one chain: blocks from stdin (JSON), each numbered in tracebacks and done-file.
 DRIVER = """
-import json, linecache, sys
+import json, linecache, sys, traceback
 page, blocks = json.load(sys.stdin)
 namespace = {"__name__": "__main__"}
 for number, code in blocks:
     name = f"<{page}, block {number}>"
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
-    exec(compile(code, name, "exec"), namespace)
+    try:
+        exec(compile(code, name, "exec"), namespace)
+    except BaseException:
+        traceback.print_exc()  # reads the block's lines from linecache
+        sys.exit(1)
     with open(sys.argv[1], "a") as done:
         done.write(f"{number}\\n")
 """
@@ -160,6 +164,15 @@ def test_a_continued_block_carries_the_blocks_before_it():
     assert "ppo.learn(64)" in rl[1].chain[1][1]  # lowered
     with pytest.raises(AssertionError, match=r"rl.md no longer contains 'ppo.learn\(9\)'"):
         lowered(ROOT / "docs" / "rl.md", [("rl.md", "ppo.learn(9)", "ppo.learn(1)")])
+
+
+def test_a_chain_stops_at_the_failing_block_and_names_it(tmp_path):
+    chain = ((1, "x = 1\n"), (3, "y = x + 1\nz = y + w\n"), (4, "print('never')\n"))
+    done, stderr = _run_chain("page.md", chain, tmp_path)
+    assert done == {1}
+    assert 'File "<page.md, block 3>", line 2' in stderr
+    assert "z = y + w" in stderr  # the source line is in the traceback
+    assert stderr.rstrip().endswith("NameError: name 'w' is not defined")
 
 
 @pytest.mark.parametrize("block", [_param(block) for block in BLOCKS])
