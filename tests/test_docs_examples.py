@@ -36,7 +36,8 @@ PAGES = [ROOT / "README.md"] + [
 ]
 FENCE = re.compile(r"^```python( continued)?\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
-#: (page, literal in the page, what the test runs instead): training budgets made small.
+#: (page, literal in the page, what the test runs instead): budgets (training steps, trials,
+#: trials drawn) made small.
 LOWERED: list[tuple[str, str, str]] = [
     ("README.md", "steps=2000", "steps=5"),
     ("README.md", "trials=500", "trials=20"),
@@ -45,11 +46,13 @@ LOWERED: list[tuple[str, str, str]] = [
     ("training.md", "steps=2000, seed=0)", "steps=5, seed=0)"),
     ("training.md", "trials=1000, seed=1)", "trials=20, seed=1)"),
     ("training.md", "num_trials=300)", "num_trials=30)"),
+    ("training.md", "num_trials=3, policy", "num_trials=1, policy"),
     ("rl.md", "n_steps=128, batch_size=256,", "n_steps=4, batch_size=64,"),
     ("rl.md", "ppo.learn(300_000)", "ppo.learn(64)"),
     ("rl.md", "n_steps=128, batch_size=512,", "n_steps=4, batch_size=64,"),
     ("rl.md", "rppo.learn(400_000)", "rppo.learn(64)"),
     ("rl.md", "trials=1000", "trials=20"),
+    ("rl.md", "num_trials=3", "num_trials=1"),
     ("scale.md", "seeds=[0, 1, 2],\n", "seeds=[0],\n"),
     ("scale.md", "config=TrainConfig(steps=2000), eval_trials=200)",
      "config=TrainConfig(steps=3), eval_trials=20)"),
