@@ -3,8 +3,9 @@
 Conventions of the pages:
 
 * a ```` ```python ```` block runs on its own, with its own imports, in a fresh interpreter;
-* a ```` ```python continued ```` block runs after the previous runnable block of the same page,
-  in its namespace (the page says so in the text too);
+* a ```` ```python title="continues the block above" ```` block runs after the previous
+  runnable block of the same page, in its namespace (the title shows on the site, and the
+  page's text says so too);
 * API sketches, upstream "before" code and cluster-only code (RLlib) use ```` ```py ````,
   which is not run.
 
@@ -34,7 +35,9 @@ OWN_TEST = {"writing-a-task.md"}  # run by neurogym-core/tests/test_writing_a_ta
 PAGES = [ROOT / "README.md"] + [
     page for page in sorted((ROOT / "docs").glob("*.md")) if page.name not in OWN_TEST
 ]
-FENCE = re.compile(r"^```python( continued)?\n(.*?)^```", re.MULTILINE | re.DOTALL)
+CONTINUED = ' title="continues the block above"'
+FENCE = re.compile(rf"^```python({re.escape(CONTINUED)})?\n(.*?)^```", re.MULTILINE | re.DOTALL)
+OPENER = re.compile(r"^```(\S*)(.*)$", re.MULTILINE)  # every fence line: language, the rest
 
 #: (page, literal in the page, what the test runs instead): budgets (training steps, trials,
 #: trials drawn) made small.
@@ -159,6 +162,22 @@ def test_the_pages_have_runnable_blocks():
     for name in ("README.md", "data.md", "plotting.md", "porting.md", "rl.md", "scale.md",
                  "training.md", "wrappers.md"):  # fmt: skip
         assert per_page[name] >= 1, f"{name} has no runnable block: {per_page}"
+
+
+def test_every_python_fence_is_run_or_marked_as_not_run():
+    # a typo in a fence ("```python continue", "```Python") would silently skip its block
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        runnable = 0
+        for match in OPENER.finditer(text):
+            language, rest = match.groups()
+            where = f"{page.name}: {match.group(0)!r}"
+            if language == "python":
+                assert rest in ("", CONTINUED), f"{where}: use ```python or ```python{CONTINUED}"
+                runnable += 1
+            elif language.lower().startswith("py"):
+                assert (language, rest) == ("py", ""), f"{where}: a block not run is ```py"
+        assert runnable == len(FENCE.findall(text)), page.name
 
 
 def test_a_continued_block_carries_the_blocks_before_it():

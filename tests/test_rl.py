@@ -269,7 +269,8 @@ def run_rl_page(tmp_path, monkeypatch, lowered: dict[str, str]) -> tuple[dict, l
     for old, new in lowered.items():
         assert old in text, f"docs/rl.md no longer contains {old!r}"
         text = text.replace(old, new)
-    blocks = re.findall(r"```python(?: continued)?\n(.*?)```", text, re.DOTALL)
+    fence = r'```python(?: title="continues the block above")?\n(.*?)```'
+    blocks = re.findall(fence, text, re.DOTALL)
     assert len(blocks) == 4
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}

@@ -327,7 +327,8 @@ def test_the_tutorial_runs(tmp_path, monkeypatch):
     for old, new in (("steps=2000, seed=0)", "steps=20, seed=0)"), ("trials=1000", "trials=50")):
         assert old in text, f"docs/training.md no longer contains {old!r}"
         text = text.replace(old, new)
-    blocks = re.findall(r"```python(?: continued)?\n(.*?)```", text, re.DOTALL)
+    fence = r'```python(?: title="continues the block above")?\n(.*?)```'
+    blocks = re.findall(fence, text, re.DOTALL)
     assert len(blocks) == 3
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
