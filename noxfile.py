@@ -130,6 +130,10 @@ def build(session: nox.Session) -> None:
         session.run("check-wheel-contents", "--config", config, wheel)
     # tests/packaging imports core's first-party table: from core's wheel, not the checkout.
     session.install(wheels[CORE])
+    # The first-party copies (core's task table, the template's reserved names, the families'
+    # README tables) must match what the built families declare: a stale copy fails the build.
+    session.install(*(wheels[d] for d in packages() if d.startswith("plugins/")))
+    session.run("python", "tools/first_party.py")
     session.run(
         "pytest", "-n", "2", PACKAGING_TESTS, f"--wheelhouse={wheelhouse}", *session.posargs
     )

@@ -100,3 +100,38 @@ def test_first_party_command_extras_exist_in_the_neurogym_distribution():
         for command, extra in row.commands:
             assert extra in extras, f"{command}: neurogym has no extra {extra!r}"
             assert any(req.startswith(row.distribution) for req in extras[extra])
+
+
+def _first_party_tool():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("first_party", ROOT / "tools" / "first_party.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generated_first_party_copies_are_current(capsys):
+    assert _first_party_tool().main([]) == 0
+    assert capsys.readouterr().out == "first-party copies are current\n"
+
+
+def test_a_stale_copy_is_named_and_write_regenerates_it(tmp_path, monkeypatch, capsys):
+    tool = _first_party_tool()
+    module, hook = tmp_path / "firstparty.py", tmp_path / "pre_gen_project.py"
+    module.write_text(
+        tool.FIRST_PARTY_MODULE.read_text().replace('"DelayMatchSample",\n', ""), "utf-8"
+    )
+    hook.write_text(tool.TEMPLATE_HOOK.read_text(), "utf-8")
+    monkeypatch.setattr(tool, "ROOT", tmp_path)
+    monkeypatch.setattr(tool, "FIRST_PARTY_MODULE", module)
+    monkeypatch.setattr(tool, "TEMPLATE_HOOK", hook)
+    monkeypatch.setattr(tool, "_readmes", list)
+    assert tool.main([]) == 1
+    assert capsys.readouterr().err == (
+        "stale first-party copies: firstparty.py (first-party-tasks); regenerate: "
+        "python tools/first_party.py --write\n"
+    )
+    assert tool.main(["--write"]) == 0
+    assert module.read_text() == tool.FIRST_PARTY_MODULE.read_text()
+    assert tool.main([]) == 0

@@ -56,9 +56,11 @@ LICENSES = ("Apache-2.0", "MIT", "BSD-3-Clause", "GPL-3.0-or-later")
 
 # neurogym-core is "neurogym-core" and registers its own tasks as plugin "core"; "apps" is
 # neurogym-apps (the applications); the others are the first-party task families.
-RESERVED_PLUGIN_NAMES = (
-    "core", "perceptual", "workingmemory", "valuebased", "motor", "multitask", "apps"
+# <reserved-plugin-names>
+RESERVED_PLUGIN_NAMES = (  # generated: python tools/first_party.py --write
+    "core", "perceptual", "workingmemory", "valuebased", "motor", "multitask", "apps",
 )
+# </reserved-plugin-names>
 # Names the generated task module and tests import: a task class of that name would shadow them.
 RESERVED_CLASSES = ("Any", "BatchBuilder", "Mapping", "StandardDecision", "TrialEnv")
 
