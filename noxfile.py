@@ -222,10 +222,12 @@ def build_docs(session: nox.Session) -> None:
     """Install the docs group with core, the apps and every plugin; build the site; check it.
 
     The packages are installed editable without build isolation: hatchling comes from the
-    docs group instead of being installed into an isolated env once per package.
+    docs group instead of being installed into an isolated env once per package. Nothing is
+    byte-compiled at install (``--no-compile``): the build imports a fraction of it.
     """
-    session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
-    session.install("--no-build-isolation", *(arg for p in packages() for arg in ("-e", p)))
+    session.install("--no-compile", *nox.project.dependency_groups(PYPROJECT, "docs"))
+    editable = (arg for p in packages() for arg in ("-e", p))
+    session.install("--no-compile", "--no-build-isolation", *editable)
     session.run("mkdocs", "build", "--strict", "--site-dir", str(SITE), env=DOCS_ENV)
     session.run("python", "docs/_gen/check_site.py", str(SITE))
 

@@ -15,6 +15,7 @@ mkdocs-literate-nav reads.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import io
 import json
@@ -22,8 +23,10 @@ import math
 import multiprocessing
 import os
 import re
+import struct
+import zlib
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,11 +121,23 @@ def _cell(text: object) -> str:
 
 
 def figure_trials(env: Any) -> int:
-    """How many trials the task's figure shows: a few more when its trials are very short."""
+    """How many trials the task's figure shows: a few more when its trials are very short.
+
+    The length comes from the task's sampled trials; a task whose trials have no periods
+    (bandits, Null) is stepped with random actions instead, on a copy.
+    """
     stats = getattr(env, "trial_length_stats", None)
-    if stats is None or stats(num_trials=20)["mean"] >= SHORT_TRIAL:
-        return FIGURE_TRIALS
-    return SHORT_TRIALS
+    mean = stats(num_trials=20)["mean"] if stats is not None else 0.0
+    if mean == 0.0:
+        probe = copy.deepcopy(env)
+        probe.reset(seed=0)
+        probe.action_space.seed(0)
+        ended = sum(
+            bool(probe.step(probe.action_space.sample())[4].get("new_trial"))
+            for _ in range(4 * SHORT_TRIAL)
+        )
+        mean = 4 * SHORT_TRIAL / max(ended, 1)
+    return FIGURE_TRIALS if mean >= SHORT_TRIAL else SHORT_TRIALS
 
 
 def draw(job: tuple[str, int]) -> bytes:
@@ -139,15 +154,61 @@ def draw(job: tuple[str, int]) -> bytes:
     return buffer.getvalue()
 
 
+class Drawing:
+    """Figures being drawn in worker processes (one per core, where ``fork`` exists).
+
+    The pages are rendered meanwhile: :meth:`result` waits for the PNGs. Without ``fork`` (or
+    with one core) the figures are drawn at once, in this process.
+    """
+
+    def __init__(self, jobs: Mapping[str, int]) -> None:
+        items = list(jobs.items())
+        workers = min(os.cpu_count() or 1, len(items))
+        self._pool: ProcessPoolExecutor | None = None
+        self._done: dict[str, bytes] = {}
+        self._futures: dict[str, Future[bytes]] = {}
+        if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            self._done = {job[0]: draw(job) for job in items}
+            return
+        context = multiprocessing.get_context("fork")
+        self._pool = ProcessPoolExecutor(workers, mp_context=context)
+        self._futures = {job[0]: self._pool.submit(draw, job) for job in items}
+
+    def result(self) -> dict[str, bytes]:
+        """Every figure by task id, once all are drawn (a drawing's error is raised here)."""
+        try:
+            return {**self._done, **{t: f.result() for t, f in self._futures.items()}}
+        finally:
+            self.cancel()
+
+    def cancel(self) -> None:
+        """Stop the workers; figures not yet drawn are dropped."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
 def draw_all(jobs: Mapping[str, int]) -> dict[str, bytes]:
-    """Draw every task (id -> trials), one process per core where ``fork`` exists."""
-    items = list(jobs.items())
-    workers = min(os.cpu_count() or 1, len(items))
-    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return {job[0]: draw(job) for job in items}
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        return dict(zip(jobs, pool.map(draw, items, chunksize=2), strict=True))
+    """Draw every task (id -> trials) and wait for the PNGs."""
+    return Drawing(jobs).result()
+
+
+#: Figures still being drawn while mkdocs renders the pages: ``mkdocs_pages.py`` adds them,
+#: the post-build hook (``hooks.py``) writes them into the site.
+PENDING: list[tuple[Drawing, dict[str, str]]] = []
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+#: What the figure files hold until the drawing is done: a white 1x1 PNG.
+PLACEHOLDER = (
+    b"\x89PNG\r\n\x1a\n"
+    + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+    + _png_chunk(b"IDAT", zlib.compress(b"\x00\xff"))
+    + _png_chunk(b"IEND", b"")
+)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,7 +48,8 @@ def problems(site: Path) -> list[str]:
         elif f"<code>{entry.spec.id}</code>" not in html.read_text(encoding="utf-8"):
             found.append(f"{entry.spec.id}: its page {html} does not show its id")
         figure = site / entry.figure
-        if not figure.is_file() or not figure.read_bytes().startswith(PNG_SIGNATURE):
+        data = figure.read_bytes() if figure.is_file() else b""
+        if not data.startswith(PNG_SIGNATURE) or data == catalogue.PLACEHOLDER:
             found.append(f"{entry.spec.id}: no example figure ({figure})")
     for plugin in catalogue.by_family(items):
         page = html_of(site, catalogue.family_page(plugin))

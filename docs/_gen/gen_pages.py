@@ -120,8 +120,15 @@ def package_markdown(distribution: str, source: str, sitemap: SiteMap) -> str:
     return sitemap.rewrite(text, source, f"packages/{distribution}.md")
 
 
-def generate(write: Callable[[str, str | bytes], None]) -> dict[str, float]:
-    """Write every generated page and figure with ``write(path, content)``; return timings."""
+def generate(
+    write: Callable[[str, str | bytes], None], *, defer: bool = False
+) -> dict[str, float]:
+    """Write every generated page and figure with ``write(path, content)``; return timings.
+
+    With ``defer``, the figures are drawn in the background while mkdocs renders the pages:
+    each figure file holds a placeholder, and ``catalogue.PENDING`` gets the drawing and the
+    figure paths, for the post-build hook to write into the site.
+    """
     timings: dict[str, float] = {}
     start = time.perf_counter()
     items = catalogue.entries()
@@ -165,6 +172,12 @@ def generate(write: Callable[[str, str | bytes], None]) -> dict[str, float]:
     timings["catalogue"] = time.perf_counter() - start
 
     start = time.perf_counter()
+    if defer:
+        paths = {entry.spec.id: entry.figure for entry in items}
+        catalogue.PENDING.append((catalogue.Drawing(trials), paths))
+        for entry in items:
+            write(entry.figure, catalogue.PLACEHOLDER)
+        return timings
     figures = catalogue.draw_all(trials)
     for entry in items:
         write(entry.figure, figures[entry.spec.id])

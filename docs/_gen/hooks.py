@@ -1,15 +1,26 @@
-"""MkDocs hooks (``hooks:`` in mkdocs.yml): keep the generated navigation files off the site.
+"""MkDocs hooks (``hooks:`` in mkdocs.yml): navigation files off the site, figures into it.
 
-mkdocs-literate-nav reads ``tasks/SUMMARY.md`` and ``reference/SUMMARY.md`` (written by
-``gen_pages.py``) to build the navigation; as generated files they escape ``exclude_docs``, so
-without this they would also be published as pages.
+* mkdocs-literate-nav reads ``tasks/SUMMARY.md``, ``tags/SUMMARY.md`` and
+  ``reference/SUMMARY.md`` (written by ``gen_pages.py``) to build the navigation; as
+  generated files they escape ``exclude_docs``, so without :func:`on_files` they would also
+  be published as pages.
+* The task figures are drawn in worker processes while the pages render
+  (``catalogue.PENDING``); :func:`on_post_build` waits for them and writes them over the
+  placeholders, and :func:`on_build_error` stops the workers.
 """
 
 from __future__ import annotations
 
+import sys
+import time
+from pathlib import Path
 from typing import Any
 
 from mkdocs.structure.files import Files, InclusionLevel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import catalogue
 
 NAV_FILE = "SUMMARY.md"
 
@@ -20,3 +31,21 @@ def on_files(files: Files, config: Any) -> Files:
         if file.src_uri.rsplit("/", 1)[-1] == NAV_FILE:
             file.inclusion = InclusionLevel.EXCLUDED
     return files
+
+
+def on_post_build(config: Any) -> None:
+    """Wait for the task figures and write them into the built site."""
+    start = time.perf_counter()
+    while catalogue.PENDING:
+        drawing, paths = catalogue.PENDING.pop()
+        figures = drawing.result()
+        for task_id, path in paths.items():
+            (Path(config["site_dir"]) / path).write_bytes(figures[task_id])
+        print(f"docs/_gen/hooks.py: {len(paths)} figures written, "
+              f"{time.perf_counter() - start:.1f} s after the pages")  # fmt: skip
+
+
+def on_build_error(error: Exception) -> None:
+    """Stop drawing: the build failed."""
+    while catalogue.PENDING:
+        catalogue.PENDING.pop()[0].cancel()

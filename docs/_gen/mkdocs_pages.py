@@ -19,5 +19,5 @@ def write(path: str, content: str | bytes) -> None:
         handle.write(content)
 
 
-timings = generate(write)
+timings = generate(write, defer=True)  # the figures: drawn while the pages render (hooks.py)
 print("docs/_gen/gen_pages.py: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
