@@ -37,6 +37,17 @@ def test_plot_env_panels_and_labels_come_from_the_named_dims():
     assert reward_ax.get_ylabel() == "reward"
 
 
+@pytest.mark.parametrize(
+    "task", [PDM, "neurogym/yang19.all-v0", "neurogym/perceptualdecisionmaking.ibl20-v0"]
+)
+def test_the_default_policy_plays_the_current_trials_ground_truth(task):
+    # yang19.all is a task set: env.unwrapped is its first task, whose gt_now stayed 0 (the
+    # figure showed an agent that never answered, mean performance 0)
+    run = plot.run_env(task, num_trials=6, seed=0)
+    assert run.policy == "ground truth"
+    np.testing.assert_array_equal(run.performance, np.ones(6))
+
+
 def test_plot_env_draws_the_env_own_arrays():
     run = plot.run_env(PDM, num_trials=2, seed=3)
     fig = plot.plot_env(PDM, num_trials=2, seed=3)

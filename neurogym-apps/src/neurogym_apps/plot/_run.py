@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 from neurogym import validate
+from neurogym_apps._active import active_task
 
 __all__ = ["Run", "as_policy", "describe_policy", "policy_kind", "resolve_env", "run_env"]
 
@@ -120,13 +121,16 @@ def describe_policy(env: gym.Env[Any, Any], policy: Policy | None = None) -> str
 
 
 def _default_policy(env: gym.Env[Any, Any], seed: int) -> Callable[[Any, Any], tuple[Any, Any]]:
-    """The ground-truth action where the task has one (``gt_now``), else a seeded random one."""
-    task: Any = env.unwrapped
+    """The ground-truth action where the task has one (``gt_now``), else a seeded random one.
+
+    ``gt_now`` is read from the task serving the current trial (a task set's active task).
+    """
     space = env.action_space
     space.seed(seed)
     answers = policy_kind(env) == "ground truth"
 
     def policy(ob: Any, state: Any) -> tuple[Any, Any]:
+        task = active_task(env)
         if answers and getattr(task, "_has_gt", False):
             gt = task.gt_now
             return (np.asarray(gt, dtype=space.dtype) if space.shape else int(gt)), state

@@ -29,6 +29,7 @@ import neurogym
 from neurogym import validate
 from neurogym.data import UnsupportedWrapperError, batch_source
 from neurogym.wrappers import MultiEnvs, iter_chain
+from neurogym_apps._active import active_task
 from neurogym_apps._cli import add_ray_argument
 from neurogym_apps.train._ceilings import observed_ceiling, scripted_score
 from neurogym_apps.train._evaluate import evaluate
@@ -122,7 +123,7 @@ def oracle_performance(
     """
 
     def play_ground_truth(env: Any) -> Any:
-        return _active_task(env).gt_now
+        return active_task(env).gt_now
 
     return scripted_score(task_id, play_ground_truth, trials, seed, env_kwargs)
 
@@ -151,14 +152,6 @@ def ideal_ceiling(
     if weights is None:
         weights = np.full(len(parts), 1 / len(parts))
     return float(np.dot(weights, [1.0 if part is None else part for part in parts]))
-
-
-def _active_task(env: Any) -> Any:
-    """The task whose trial is current: through wrappers, and a task set's active env."""
-    for link in iter_chain(env):
-        if isinstance(link, MultiEnvs):  # ScheduleEnvs and TaskSet too
-            return _active_task(link.active_env)
-    return env.unwrapped
 
 
 #: Trials of the check evaluations that end training early (seed 2; the table's
