@@ -54,3 +54,14 @@ def test_findings_are_explained_by_patterns_and_unused_patterns_are_reported():
 def test_an_unknown_plugin_is_a_lookup_error():
     with pytest.raises(LookupError, match="no installed plugin 'nope'"):
         differences.declared("nope")
+
+
+def test_a_plugin_whose_tasks_live_in_one_module_declares_nothing(monkeypatch):
+    # importlib.resources.files() raised "TypeError: 'fnmatch' is not a package" on Python 3.11
+    monkeypatch.setattr(differences, "_package_of", lambda plugin: "fnmatch")
+    assert differences.declared("mylab") == []
+
+
+def test_a_plugin_package_without_the_file_declares_nothing(monkeypatch):
+    monkeypatch.setattr(differences, "_package_of", lambda plugin: "neurogym")
+    assert differences.declared("core") == []

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import fnmatch
 import importlib.resources
+import importlib.util
 import re
 import sys
 import tomllib
@@ -124,11 +125,18 @@ def _entry(plugin: str, index: int, raw: dict[str, object]) -> Difference:
 def declared(plugin: str) -> list[Difference]:
     """The differences the installed plugin ``plugin`` declares (empty if it ships no file).
 
+    A plugin whose tasks live in a single module (not a package) has nowhere to ship the file:
+    it declares none.
+
     Raises:
         LookupError: No installed plugin of that name.
         ValueError: The file is malformed (names the entry and the field).
     """
-    resource = importlib.resources.files(_package_of(plugin)) / FILENAME
+    package = _package_of(plugin)
+    found = importlib.util.find_spec(package)
+    if found is None or found.submodule_search_locations is None:
+        return []  # tasks in a single module: no package directory to ship the file in
+    resource = importlib.resources.files(package) / FILENAME
     if not resource.is_file():
         return []
     data = tomllib.loads(resource.read_text(encoding="utf-8"))
