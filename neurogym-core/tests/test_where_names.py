@@ -159,3 +159,41 @@ def test_index_takes_one_value_per_trial():
 def test_a_bad_index_names_the_value_and_the_valid_range(index_of, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         neurogym.batch(_OneHot("index", index_of=index_of), 2, seed=0)
+
+
+def _built(env, n, seed=5):
+    """One batch of ``n`` trials built straight from ``_new_trials`` (no prefetch block)."""
+    from neurogym._trials.builder import BatchBuilder
+
+    env.rng = np.random.default_rng(seed)
+    builder = BatchBuilder(env, n, {})
+    return builder.finish(env._new_trials(builder))
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_index_in_a_batch_of_one_writes_the_same_as_in_larger_batches(n):
+    kinds = set()
+    for seed in range(8):
+        by_index, by_hand = _OneHot("index"), _OneHot("hand")
+        a, b = _built(by_index, n, seed), _built(by_hand, n, seed)
+        np.testing.assert_array_equal(a.trial["kind"], b.trial["kind"])
+        np.testing.assert_array_equal(a.ob, b.ob)
+        kinds |= set(a.trial["kind"].tolist())
+    assert kinds == {0, 1, 2}
+
+
+@pytest.mark.parametrize("n", [1, 3])
+@pytest.mark.parametrize(
+    ("index_of", "message"),
+    [
+        (lambda n: np.full(n, 3), "add_input: index 3 is out of range for the 3 dims where= "
+         "selects (valid: 0 to 2)"),
+        (lambda n: 3 if n == 1 else np.full(n, 3), "add_input: index 3 is out of range"),
+        (lambda n: np.full(n, 0.5), "add_input: index= takes integers"),
+        (lambda n: np.zeros(n + 1, dtype=int), "add_input: index must be one number or one per "
+         "trial (shape ("),
+    ],
+)  # fmt: skip
+def test_a_bad_index_is_refused_in_every_batch_size(n, index_of, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _built(_OneHot("index", index_of=index_of), n)

@@ -184,11 +184,15 @@ class AuthoringMixin:
 
     def add_ob(self, value: Any, period: PeriodArg = None, where: WhereArg = None) -> None:
         """Adds ``value`` to the current trial's observations of ``period`` at ``where``."""
-        self._arrays_written(lambda b: b._write_ob(value, period, where, True, False, "add_ob"))
+        self._arrays_written(
+            lambda b: b.add_input(value, period, where, per_step=True, _what="add_ob")
+        )
 
     def set_ob(self, value: Any, period: PeriodArg = None, where: WhereArg = None) -> None:
         """Sets the current trial's observations of ``period`` at ``where`` to ``value``."""
-        self._arrays_written(lambda b: b._write_ob(value, period, where, True, True, "set_ob"))
+        self._arrays_written(
+            lambda b: b.set_input(value, period, where, per_step=True, _what="set_ob")
+        )
 
     def add_randn(
         self, mu: float = 0.0, sigma: float = 1.0, period: PeriodArg = None, where: WhereArg = None
@@ -208,7 +212,7 @@ class AuthoringMixin:
             value = self._action_table(where)[np.asarray(value)]
             where = None
         self._arrays_written(
-            lambda b: b._set_target(value, period, where, True, None, "set_groundtruth")
+            lambda b: b.set_target(value, period, where, per_step=True, _what="set_groundtruth")
         )
 
     def view_ob(self, period: str | None = None) -> np.ndarray:

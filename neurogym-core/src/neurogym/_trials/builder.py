@@ -33,6 +33,7 @@ from neurogym._trials.variables import (
 from neurogym._trials.where import (
     InvalidOperationError,
     PeriodArg,
+    RenamedVerb,
     WhereArg,
     as_period_list,
     fit_value,
@@ -40,6 +41,7 @@ from neurogym._trials.where import (
     per_row,
     period_spans,
     scaled_rows,
+    single_index,
 )
 from neurogym.timing import (
     EPS,
@@ -53,15 +55,6 @@ if TYPE_CHECKING:
 
 __all__ = ["TRIAL_BYTES", "BatchBuilder", "InvalidOperationError", "TrialBatch", "action_table"]
 
-
-#: TrialEnv's per-trial verb -> the batch verb with the per-trial-row shape rule.
-_RENAMED = {
-    "add_ob": "add_input",
-    "set_ob": "set_input",
-    "add_randn": "add_noise",
-    "set_groundtruth": "set_target",
-    "view_ob": "view_input",
-}
 
 TRIAL_BYTES = 256  # at least, per trial of a batch: its drawn variables and period bounds
 
@@ -380,6 +373,7 @@ class BatchBuilder(TrialVariables):
         *,
         per_step: bool = False,
         index: Any = None,
+        _what: str = "add_input",
     ) -> None:
         """Adds ``value`` to the observations (inputs) of ``period`` at dims ``where``.
 
@@ -397,8 +391,12 @@ class BatchBuilder(TrialVariables):
             index: One int per trial (or one for all): a one-hot input, ``value`` at the
                 ``index``-th dim of ``where`` and nothing at the others
                 (``b.add_input(1, "cue", where=["nogo", "go"], index=go)``).
+            _what: Internal: the verb errors name (``TrialEnv.add_ob`` passes its own).
         """
-        self._write_ob(value, period, where, per_step, False, "add_input", index)
+        idx = self.env._where(where, "observation")
+        if index is not None:
+            value, idx = self._one_hot(value, index, idx, per_step, _what)
+        self._write(self.ob, value, period, idx, per_step=per_step, reset=False, what=_what)
 
     def set_input(
         self,
@@ -408,28 +406,28 @@ class BatchBuilder(TrialVariables):
         *,
         per_step: bool = False,
         index: Any = None,
+        _what: str = "set_input",
     ) -> None:
         """Like :meth:`add_input`, but replaces the current values."""
-        self._write_ob(value, period, where, per_step, True, "set_input", index)
-
-    def _write_ob(
-        self,
-        value: Any,
-        period: PeriodArg,
-        where: WhereArg,
-        per_step: bool,
-        reset: bool,
-        what: str,
-        index: Any = None,
-    ) -> None:
-        """Adds or sets (``reset``) observations; errors name the caller's verb ``what``."""
         idx = self.env._where(where, "observation")
         if index is not None:
-            if per_step:
-                raise ValueError(f"{what}: index= writes one value per trial, not per_step")
-            k = np.arange(self.ob.shape[-1])[slice(None) if idx is None else idx].size
-            value = one_hot_rows(value, index, self.n, k, what)
-        self._write(self.ob, value, period, idx, per_step=per_step, reset=reset, what=what)
+            value, idx = self._one_hot(value, index, idx, per_step, _what)
+        self._write(self.ob, value, period, idx, per_step=per_step, reset=True, what=_what)
+
+    def _one_hot(
+        self, value: Any, index: Any, idx: Any, per_step: bool, what: str
+    ) -> tuple[Any, Any]:
+        """The value and dims that write ``value`` at each trial's ``index``-th selected dim.
+
+        A single trial with one value writes it at that one dim; a batch writes ``(B, k)``
+        rows (0 at the other selected dims) at the selected dims.
+        """
+        if per_step:
+            raise ValueError(f"{what}: index= writes one value per trial, not per_step")
+        dims = np.arange(self.ob.shape[-1])[slice(None) if idx is None else idx].reshape(-1)
+        if self.n == 1 and not np.ndim(value):
+            return value, int(dims[single_index(index, len(dims), what)])
+        return one_hot_rows(value, index, self.n, len(dims), what), idx
 
     def add_noise(
         self,
@@ -499,6 +497,7 @@ class BatchBuilder(TrialVariables):
         *,
         per_step: bool = False,
         rows: Any = None,
+        _what: str = "set_target",
     ) -> None:
         """Sets the ground truth of ``period``.
 
@@ -511,13 +510,8 @@ class BatchBuilder(TrialVariables):
             per_step: Whether ``value`` has a time axis (``(B, L, ...)`` or ``(L, ...)``).
             rows: ``(B,)`` bools, or None for all trials: trials where it is False are left
                 as they were (no target and no loss mask there, e.g. a tie between choices).
+            _what: Internal: the verb errors name (``TrialEnv.set_groundtruth`` passes its own).
         """
-        self._set_target(value, period, where, per_step, rows, "set_target")
-
-    def _set_target(
-        self, value: Any, period: PeriodArg, where: WhereArg, per_step: bool, rows: Any, what: str
-    ) -> None:
-        """:meth:`set_target`; errors name the caller's verb ``what``."""
         gt = self.gt
         if rows is not None:
             keep = np.asarray(rows, dtype=bool)
@@ -526,7 +520,7 @@ class BatchBuilder(TrialVariables):
             skip, mask = ~keep, self._mask
             assert mask is not None  # allocated with gt
             saved = gt[skip], mask[skip]  # copies (boolean indexing)
-            self._set_target(value, period, where, per_step, None, what)
+            self.set_target(value, period, where, per_step=per_step, _what=_what)
             gt[skip], mask[skip] = saved
             return
         space = self.env.action_space
@@ -540,10 +534,10 @@ class BatchBuilder(TrialVariables):
         for span in period_spans(period, self.start_t, self.end_t):
             sl, start, end = self._span_cells(span)
             if sl is not None:
-                self._write_slice(gt, value, sl, idx, per_step, True, what)
+                self._write_slice(gt, value, sl, idx, per_step, True, _what)
                 mask[:, sl] = True
             else:
-                self._write_ragged(gt, value, start, end, idx, per_step, True, what)
+                self._write_ragged(gt, value, start, end, idx, per_step, True, _what)
                 steps = np.arange(gt.shape[1])
                 mask |= (steps[None, :] >= start[:, None]) & (steps[None, :] < end[:, None])
 
@@ -557,17 +551,13 @@ class BatchBuilder(TrialVariables):
             )
         return self.ob[:, sl]
 
-    if not TYPE_CHECKING:  # hidden from mypy, which would otherwise accept any attribute
-
-        def __getattr__(self, name: str) -> Any:
-            renamed = _RENAMED.get(name)
-            if renamed is None:
-                raise AttributeError(f"'BatchBuilder' object has no attribute {name!r}")
-            raise AttributeError(
-                f"BatchBuilder has no {name!r}: the batch verbs take one row per trial, "
-                f"use b.{renamed}(...); {name} is TrialEnv's upstream-style verb for "
-                "_new_trial, whose values have one row per time step"
-            )
+    # TrialEnv's per-trial names raise an AttributeError naming the batch verb. Descriptors,
+    # not __getattr__: a class with __getattr__ loses CPython's fast attribute lookups.
+    add_ob = RenamedVerb("add_input")
+    set_ob = RenamedVerb("set_input")
+    add_randn = RenamedVerb("add_noise")
+    set_groundtruth = RenamedVerb("set_target")
+    view_ob = RenamedVerb("view_input")
 
     # ------------------------------------------------------------------ result
     def finish(self, returned: dict[str, Any] | None) -> TrialBatch:

@@ -7,13 +7,14 @@ raising precise errors that name the bad value and what would be valid.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeAlias, TypeGuard
+from typing import Any, NoReturn, TypeAlias, TypeGuard
 
 import numpy as np
 
 __all__ = [
     "InvalidOperationError",
     "PeriodArg",
+    "RenamedVerb",
     "WhereArg",
     "as_period_list",
     "fit_value",
@@ -208,23 +209,74 @@ def per_row(values: np.ndarray, n: int, name: str) -> np.ndarray:
     )
 
 
+class RenamedVerb:
+    """A batch-builder attribute that raises: TrialEnv's per-trial verb, renamed for batches.
+
+    ``b.add_ob`` in ``_new_trials`` raises an ``AttributeError`` naming ``b.add_input`` (the
+    batch verb has another shape rule: one row per trial, not one per time step).
+    """
+
+    def __init__(self, renamed: str) -> None:
+        self.renamed = renamed
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, owner: type | None = None) -> NoReturn:
+        raise AttributeError(
+            f"BatchBuilder has no {self.name!r}: the batch verbs take one row per trial, "
+            f"use b.{self.renamed}(...); {self.name} is TrialEnv's upstream-style verb for "
+            "_new_trial, whose values have one row per time step"
+        )
+
+
+def _index_error(what: str, bad: int, k: int) -> ValueError:
+    return ValueError(
+        f"{what}: index {bad} is out of range for the {k} dims where= selects "
+        f"(valid: 0 to {k - 1})"
+    )
+
+
+def single_index(index: Any, k: int, what: str) -> int:
+    """The one trial's ``index`` (an int, or an array of one) checked against ``[0, k)``."""
+    picked: int
+    if type(index) is int:
+        picked = index
+    else:
+        arr = np.asarray(index)
+        kind = arr.dtype.kind
+        if kind not in "iub" or (kind == "b" and k < 2):
+            raise ValueError(
+                f"{what}: index= takes integers (or booleans for 2 dims), got {index!r}"
+            )
+        if arr.size != 1:
+            per_row(arr.reshape(-1), 1, f"{what}: index")  # raises, naming the shape
+        picked = int(arr.reshape(-1)[0])
+    if not 0 <= picked < k:
+        raise _index_error(what, picked, k)
+    return picked
+
+
 def one_hot_rows(value: Any, index: Any, n: int, k: int, what: str) -> np.ndarray:
     """``(n, k)`` rows holding ``value`` at column ``index`` (one per trial) and 0 elsewhere.
 
     ``value`` is one number or one per trial; ``index`` one int or one per trial, in ``[0, k)``.
     """
-    raw = np.asarray(index)
-    if raw.dtype.kind not in "iu" and not (raw.dtype.kind == "b" and k >= 2):
-        raise ValueError(f"{what}: index= takes integers (or booleans for 2 dims), got {raw!r}")
-    picked = per_row(raw.reshape(-1).astype(np.intp), n, f"{what}: index")
-    bad = (picked < 0) | (picked >= k)
-    if bad.any():
-        raise ValueError(
-            f"{what}: index {int(picked[bad][0])} is out of range for the {k} dims where= "
-            f"selects (valid: 0 to {k - 1})"
-        )
-    rows = np.zeros((n, k), dtype=np.result_type(np.asarray(value).dtype, np.float32))
-    rows[np.arange(n), picked] = per_row(np.asarray(value).reshape(-1), n, f"{what}: value")
+    picked = np.asarray(index).reshape(-1)
+    kind = picked.dtype.kind
+    if kind == "b" and k >= 2:
+        picked = picked.astype(np.intp)
+    elif kind not in "iu":
+        raise ValueError(f"{what}: index= takes integers (or booleans for 2 dims), got {index!r}")
+    if picked.shape != (n,):
+        picked = per_row(picked, n, f"{what}: index")
+    low, high = int(picked.min()), int(picked.max())
+    if low < 0 or high >= k:
+        raise _index_error(what, low if low < 0 else high, k)
+    rows = np.zeros((n, k))
+    if np.ndim(value):
+        value = per_row(np.asarray(value).reshape(-1), n, f"{what}: value")
+    rows[np.arange(n), picked] = value
     return rows
 
 
