@@ -424,8 +424,12 @@ class BatchBuilder(TrialVariables):
         """
         if per_step:
             raise ValueError(f"{what}: index= writes one value per trial, not per_step")
-        dims = np.arange(self.ob.shape[-1])[slice(None) if idx is None else idx].reshape(-1)
-        if self.n == 1 and not np.ndim(value):
+        width = self.ob.shape[-1]
+        if idx is None or isinstance(idx, slice):
+            dims: Any = range(width)[slice(None) if idx is None else idx]
+        else:
+            dims = np.arange(width)[idx].reshape(-1)
+        if self.n == 1 and (isinstance(value, (int, float)) or not np.ndim(value)):
             return value, int(dims[single_index(index, len(dims), what)])
         return one_hot_rows(value, index, self.n, len(dims), what), idx
 

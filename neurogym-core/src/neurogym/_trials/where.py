@@ -274,7 +274,7 @@ def one_hot_rows(value: Any, index: Any, n: int, k: int, what: str) -> np.ndarra
     if low < 0 or high >= k:
         raise _index_error(what, low if low < 0 else high, k)
     rows = np.zeros((n, k))
-    if np.ndim(value):
+    if not isinstance(value, (int, float)) and np.ndim(value):
         value = per_row(np.asarray(value).reshape(-1), n, f"{what}: value")
     rows[np.arange(n), picked] = value
     return rows
