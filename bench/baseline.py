@@ -44,9 +44,32 @@ def compared(ours: list[dict[str, Any]], baseline: list[dict[str, Any]]) -> list
     return rows
 
 
-def section(ours: list[dict[str, Any]], baseline: list[dict[str, Any]], fmt: Any) -> list[str]:
+def paired_rows(single: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """``(path, ours, baseline, spread, worse)`` of the paired single-env figures.
+
+    Ours and the baseline ran back to back in every round (bench/paired.py): a figure is
+    worse when ours was slower than the baseline in every round (the median ratio below 1 by
+    more than its spread would say the same thing less strictly for 7 rounds). ``spread`` is
+    the max - min of the per-round ratios.
+    """
+    rows = []
+    for task, figures in sorted(single.get("ratios", {}).get("baseline", {}).items()):
+        for figure, rounds in figures.items():
+            kept = [r for r in rounds if r == r]
+            if not kept:
+                continue
+            ours = single["rates"]["ours"][task][figure]
+            base = single["rates"]["baseline"][task][figure]
+            worse = max(kept) < 1
+            rows.append((f"single/{task}/{figure}", ours, base, max(kept) - min(kept), worse))
+    return rows
+
+
+def section(
+    ours: list[dict[str, Any]], baseline: list[dict[str, Any]], fmt: Any, single: dict[str, Any]
+) -> list[str]:
     """The report's markdown section: the worse figures first, then the count of the rest."""
-    rows = compared(ours, baseline)
+    rows = compared(ours, baseline) + paired_rows(single)
     worse = [row for row in rows if row[4]]
     lines = [
         "## Against the baseline",
@@ -56,12 +79,20 @@ def section(ours: list[dict[str, Any]], baseline: list[dict[str, Any]], fmt: Any
         "",
     ]
     if worse:
-        lines += ["| figure | ours | baseline | spread |", "|---|---:|---:|---:|"]
+        lines += [
+            "Paired single-env figures (single/...) count as worse when ours was slower in "
+            "every round; their spread is that of the per-round ratios.",
+            "",
+            "| figure | ours | baseline | spread |",
+            "|---|---:|---:|---:|",
+        ]
         lines += [f"| {p} | {fmt(a)} | {fmt(b)} | {fmt(s)} |" for p, a, b, s, _ in worse]
         lines.append("")
     return lines
 
 
-def worse_count(ours: list[dict[str, Any]], baseline: list[dict[str, Any]]) -> int:
+def worse_count(
+    ours: list[dict[str, Any]], baseline: list[dict[str, Any]], single: dict[str, Any]
+) -> int:
     """How many figures are worse than the baseline beyond the spread."""
-    return sum(1 for row in compared(ours, baseline) if row[4])
+    return sum(1 for row in compared(ours, baseline) + paired_rows(single) if row[4])

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import baseline
+import paired
 
 HERE = Path(__file__).resolve().parent
 YANG19 = ("go", "anti", "rtgo", "rtanti", "dlygo", "dlyanti", "dm1", "dm2", "ctxdm1", "ctxdm2",
@@ -137,6 +138,10 @@ def collect(ours: str, upstream: str, reps: int, baseline: str | None = None) ->
             calibration.append(_calibration())
             raw[side].append(_run(python, script, "--tasks", tasks))
             print(f"  rep {rep + 1}/{reps}: {side} done", file=sys.stderr)
+    sides = {"ours": (ours, "run"), "upstream": (upstream, "upstream")}
+    if baseline:
+        sides["baseline"] = (baseline, "run")
+    single = paired.measure(sides, common)  # per-task single-env figures, in pairs
     if _has(ours, "stable_baselines3"):  # the rl extra: adapter vs DummyVecEnv (ours only)
         for rep in range(reps):
             raw.setdefault("rl", []).append(_run(ours, "rl.py"))
@@ -146,7 +151,8 @@ def collect(ours: str, upstream: str, reps: int, baseline: str | None = None) ->
         imports["ours"].append(_import(ours, "neurogym"))
         imports["gym"].append(_import(ours, "gymnasium"))
         imports["upstream"].append(_import(upstream, "neurogym"))
-    return {"common": common, "raw": raw, "imports": imports, "calibration": calibration}
+    return {"common": common, "raw": raw, "single": single, "imports": imports,
+            "calibration": calibration}  # fmt: skip
 
 
 def summarise(data: dict[str, Any]) -> tuple[list[tuple[str, str, str, str]], dict[str, Any]]:
@@ -190,27 +196,7 @@ def summarise(data: dict[str, Any]) -> tuple[list[tuple[str, str, str, str]], di
         rows.append((f"vector env-steps/s, PDM, N={n} (upstream: SyncVectorEnv)", fmt(a), fmt(b),
                      f"{a / b:.1f}x"))  # fmt: skip
         figures[f"vector_{n}"] = a / b
-    for key, label in (("steps_per_s", "single-env steps/s"), ("new_trial_per_s", "new_trial/s")):
-        ours_t = {n: per_rep("ours", "single", n, key) for n in common}
-        up_t = {n: per_rep("upstream", "single", n, key) for n in common}
-        both = [n for n in common if ours_t[n] == ours_t[n] and up_t[n] == up_t[n]]
-        a, b = med([ours_t[n] for n in both]), med([up_t[n] for n in both])
-        ratio_med = med([ours_t[n] / up_t[n] for n in both])
-        rows.append((f"{label}, median over {len(both)} common tasks", fmt(a), fmt(b),
-                     f"{a / b:.1f}x (median of per-task ratios {ratio_med:.1f}x)"))  # fmt: skip
-        figures[key] = a / b
-        figures[f"{key}_per_task"] = {n: (ours_t[n], up_t[n]) for n in both}
-        timed = both if key == "steps_per_s" else [n for n in both if _has_periods(raw, n)]
-        slowest = min((ours_t[n] / up_t[n] for n in timed), default=float("nan"))
-        figures["slowest_step_ratio" if key == "steps_per_s" else "slowest_new_trial_ratio"] = (
-            slowest
-        )
-        if key == "steps_per_s":
-            rows.append((f"single-env steps/s, {pdm}", fmt(ours_t[pdm]), fmt(up_t[pdm]),
-                         f"{ours_t[pdm] / up_t[pdm]:.1f}x"))  # fmt: skip
-        else:
-            rows.append((f"new_trial/s, {pdm}", fmt(ours_t[pdm]), fmt(up_t[pdm]),
-                         f"{ours_t[pdm] / up_t[pdm]:.1f}x"))  # fmt: skip
+    rows += _single_rows(data["single"], common, figures)
     for size in ("256", "1024"):
         a, b = per_rep("ours", "mixed", size), per_rep("upstream", "mixed", size)
         rows.append((f"mixed yang19 trials/s, B={size} (upstream: Dataset over ScheduleEnvs)",
@@ -247,35 +233,64 @@ def summarise(data: dict[str, Any]) -> tuple[list[tuple[str, str, str, str]], di
     return rows, figures
 
 
-def _has_periods(raw: dict[str, Any], name: str) -> bool:
-    """Whether the task has timed periods (ours report it with its single-env figures)."""
-    return any(rep["single"].get(name, {}).get("has_periods", True) for rep in raw["ours"])
+def _single_rows(
+    single: dict[str, Any], common: list[str], figures: dict[str, Any]
+) -> list[tuple[str, str, str, str]]:
+    """Rows of the paired single-env figures (bench/paired.py), and the targets' figures."""
+    rates, ratios, periods = single["rates"], single["ratios"]["upstream"], single["has_periods"]
+    rows = []
+    pdm = "PerceptualDecisionMaking"
+    for key, label in (("steps_per_s", "single-env steps/s"), ("new_trial_per_s", "new_trial/s")):
+        both = [n for n in common if paired.ratio(ratios.get(n, {}).get(key, [])) > 0]
+        ours_t = {n: rates["ours"][n][key] for n in both}
+        up_t = {n: rates["upstream"][n][key] for n in both}
+        per_task = {n: paired.ratio(ratios[n][key]) for n in both}
+        ratio_med = med(list(per_task.values()))
+        a, b = med(list(ours_t.values())), med(list(up_t.values()))
+        rows.append((f"{label}, median over {len(both)} common tasks (paired)", fmt(a), fmt(b),
+                     f"{ratio_med:.2f}x (median of per-task ratios)"))  # fmt: skip
+        figures[key] = ratio_med
+        figures[f"{key}_per_task"] = {n: (ours_t[n], up_t[n], per_task[n]) for n in both}
+        timed = both if key == "steps_per_s" else [n for n in both if periods.get(n, True)]
+        slowest = min((per_task[n] for n in timed), default=float("nan"))
+        figures["slowest_step_ratio" if key == "steps_per_s" else "slowest_new_trial_ratio"] = (
+            slowest
+        )
+        if pdm in per_task:
+            rows.append((f"{label}, {pdm} (paired)", fmt(ours_t[pdm]), fmt(up_t[pdm]),
+                         f"{per_task[pdm]:.2f}x"))  # fmt: skip
+    return rows
 
 
-def per_task_lines(figures: dict[str, Any], raw: dict[str, Any]) -> list[str]:
+def per_task_lines(figures: dict[str, Any], single: dict[str, Any]) -> list[str]:
     """One row per common task: steps/s and new_trial/s, ours, upstream and the ratio."""
     steps, trials = figures["steps_per_s_per_task"], figures["new_trial_per_s_per_task"]
+    ratios = single["ratios"]["upstream"]
     lines = [
-        "## Per task (single env)",
+        "## Per task (single env, paired)",
         "",
-        "Ratios below 1x are marked **below** (new_trial only counts for tasks with periods: "
-        "a task without them generates a trial at every step boundary, which the steps/s "
-        "figure includes).",
+        f"Measured in pairs (bench/paired.py): {paired.ROUNDS} rounds of {paired.WINDOW} s "
+        "windows per side, ours and upstream back to back; rates are medians, a ratio is the "
+        "median of the per-round ratios, [min-max] over rounds. Ratios below 1x are marked "
+        "**below** (new_trial only counts for tasks with periods: a task without them "
+        "generates a trial at every step boundary, which the steps/s figure includes).",
         "",
-        "| task | periods | steps/s ours | upstream | ratio | new_trial/s ours | upstream "
-        "| ratio |",
+        "| task | periods | steps/s ours | upstream | ratio [min-max] | new_trial/s ours "
+        "| upstream | ratio [min-max] |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
+    nan = (float("nan"),) * 3
     for name in sorted(steps):
-        periods = _has_periods(raw, name)
-        (sa, sb), (ta, tb) = steps[name], trials.get(name, (float("nan"), float("nan")))
-        step_ratio, trial_ratio = sa / sb, ta / tb
-        step_mark = " **below**" if step_ratio < 1 else ""
-        trial_mark = " **below**" if periods and trial_ratio < 1 else ""
+        periods = single["has_periods"].get(name, True)
+        (sa, sb, sr), (ta, tb, tr) = steps[name], trials.get(name, nan)
+        s_rounds = ratios[name]["steps_per_s"]
+        t_rounds = ratios[name].get("new_trial_per_s", [float("nan")])
+        step_mark = " **below**" if sr < 1 else ""
+        trial_mark = " **below**" if periods and tr < 1 else ""
         lines.append(
             f"| {name} | {'yes' if periods else 'no'} | {fmt(sa)} | {fmt(sb)} | "
-            f"{step_ratio:.2f}x{step_mark} | {fmt(ta)} | {fmt(tb)} | "
-            f"{trial_ratio:.2f}x{trial_mark} |"
+            f"{sr:.2f}x{step_mark} [{min(s_rounds):.2f}-{max(s_rounds):.2f}] | {fmt(ta)} | "
+            f"{fmt(tb)} | {tr:.2f}x{trial_mark} [{min(t_rounds):.2f}-{max(t_rounds):.2f}] |"
         )
     return [*lines, ""]
 
@@ -316,7 +331,7 @@ def report(data: dict[str, Any], info: dict[str, Any]) -> str:
     rows, figures = summarise(data)
     if data["raw"].get("baseline"):
         figures["worse_than_baseline"] = baseline.worse_count(
-            data["raw"]["ours"], data["raw"]["baseline"]
+            data["raw"]["ours"], data["raw"]["baseline"], data["single"]
         )
     lines = [
         f"# Benchmark: neurogym (this repo) vs NeuroGym 2.3.1 — {info['date']}",
@@ -340,9 +355,11 @@ def report(data: dict[str, Any], info: dict[str, Any]) -> str:
         *(f"| {m} | {a} | {b} | {r} |" for m, a, b, r in rows),
         "",
     ]
-    lines += per_task_lines(figures, data["raw"])
+    lines += per_task_lines(figures, data["single"])
     if data["raw"].get("baseline"):
-        lines += baseline.section(data["raw"]["ours"], data["raw"]["baseline"], fmt)
+        lines += baseline.section(
+            data["raw"]["ours"], data["raw"]["baseline"], fmt, data["single"]
+        )
     lines += ["## Targets", ""]
     for label, get, threshold in TARGETS:
         value = get(figures)
@@ -353,7 +370,7 @@ def report(data: dict[str, Any], info: dict[str, Any]) -> str:
         k: v
         for rep in data["raw"]["upstream"] + data["raw"]["ours"]
         for k, v in rep["errors"].items()
-    }
+    } | data["single"]["errors"]
     if errors:
         lines += ["", "## Workloads that failed (excluded)", ""]
         lines += [f"- {k}: {v}" for k, v in sorted(errors.items())]

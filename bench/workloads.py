@@ -1,7 +1,8 @@
 """Workloads shared by bench/run.py (this project) and bench/upstream.py (NeuroGym 2.3.1).
 
 Each script runs every workload once (one repetition) in its own venv and prints one JSON
-object; bench/compare.py interleaves repetitions of both and takes medians. This module uses
+object; bench/compare.py interleaves repetitions of both and takes medians. Single-env
+steps/s and new_trial/s are measured in pairs instead (bench/paired.py). This module uses
 only the API both packages share (make, Dataset, gymnasium vector envs) plus an adapter.
 """
 
@@ -50,28 +51,6 @@ def rate(call: Callable[[], Any], units: float, min_time: float = MIN_TIME) -> f
 def _actions(space: Any, n: int = 4096) -> list[Any]:
     space.seed(0)
     return [space.sample() for _ in range(n)]
-
-
-def single_env(make: Callable[[str], Any], name: str) -> dict[str, Any]:
-    """Steps/s (random actions, trials generated as they end), new_trial()/s, has periods."""
-    env = make(name)
-    env.reset(seed=0)
-    actions = _actions(env.action_space)
-    state = {"i": 0}
-
-    def step_block() -> None:
-        i = state["i"]
-        for k in range(256):
-            env.step(actions[(i + k) % 4096])
-        state["i"] = i + 256
-
-    for _ in range(2):
-        step_block()
-    steps = rate(step_block, 256)
-    new_trial = env.unwrapped.new_trial
-    trials = rate(lambda: [new_trial() for _ in range(32)], 32)
-    periods = bool(getattr(env.unwrapped, "timing", None))  # a task without periods: bandits
-    return {"steps_per_s": steps, "new_trial_per_s": trials, "has_periods": periods}
 
 
 def dataset(make_dataset: Callable[[str, int, int], Any], name: str) -> float:
@@ -147,16 +126,12 @@ def run(adapter: Any) -> None:
         print(json.dumps(adapter.names()))
         return
     names = json.loads(sys.argv[sys.argv.index("--tasks") + 1])
-    out: dict[str, Any] = {"dataset": {}, "single": {}, "vector": {}, "batch": {}, "errors": {}}
+    out: dict[str, Any] = {"dataset": {}, "vector": {}, "batch": {}, "errors": {}}
     for name in names:
         try:
             out["dataset"][name] = dataset(adapter.dataset, name)
         except Exception as exc:
             out["errors"][f"dataset {name}"] = f"{type(exc).__name__}: {exc}"[:200]
-        try:
-            out["single"][name] = single_env(adapter.make, name)
-        except Exception as exc:
-            out["errors"][f"single {name}"] = f"{type(exc).__name__}: {exc}"[:200]
     for n in VECTOR_NS:
         out["vector"][str(n)] = vector(adapter.make_vec, n)
     if hasattr(adapter, "batch"):

@@ -60,6 +60,18 @@ def test_box_actions_of_the_wrong_shape_raise(task_id):
             env.step(action)
 
 
+@pytest.mark.parametrize("task_id", BOX)
+def test_box_actions_holding_nan_or_infinity_raise(task_id):
+    env = neurogym.make(task_id)
+    env.reset(seed=0)
+    shape = env.action_space.shape
+    for bad in (np.nan, np.inf, -np.inf):
+        action = np.zeros(shape, np.float32)
+        action[-1] = bad
+        with pytest.raises(InvalidActionError, match=r"NaN or infinity"):
+            env.step(action)
+
+
 @pytest.mark.parametrize("vectorization", ["loop", "native"])
 def test_vector_envs_reject_bad_actions(vectorization):
     envs = gymnasium.make_vec(

@@ -280,8 +280,13 @@ def test_in_period_uses_ms_with_half_open_bounds():
     assert env.in_period("probe", 549.9)
     assert not env.in_period("probe", 550)
     assert not env.in_period("probe", 300)
-    env.t = 150
+    env.t = 100  # t is t_ind * dt: setting it sets the step index
+    assert env.t_ind == 1
     assert env.in_period("cue")
+    with pytest.raises(
+        ValueError, match=r"t must be a whole number of steps of dt=100 ms .* got 150"
+    ):
+        env.t = 150
     assert not env.in_period("fixation", 200)
     with pytest.raises(KeyError, match="unknown period 'nope'"):
         env.in_period("nope")

@@ -16,6 +16,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from neurogym import OBNOW, StandardDecision, TrialEnv, spaces
+from neurogym.errors import InvalidActionError
 from neurogym.rules import FIXATE, NEUTRAL, RESPOND
 from neurogym.wrappers import RecordOnly
 
@@ -869,3 +870,55 @@ def test_a_copy_of_an_edited_trial_steps_as_the_original(copier):
         for (ob_e, *rest_e), (ob_g, *rest_g) in zip(expected, got, strict=True):
             np.testing.assert_array_equal(ob_e, ob_g)
             assert rest_e[:3] == rest_g[:3]
+
+
+class Reach(TrialEnv):
+    """A Box action of two values; the trial times out after tmax (any dt)."""
+
+    def __init__(self, dt=100):
+        super().__init__(dt=dt)
+        self.observation_space = spaces.Box(-INF, INF, shape=(1,))
+        self.action_space = gymnasium.spaces.Box(-1.0, 1.0, shape=(2,))
+
+    def _new_trial(self, **kwargs):
+        return {}
+
+    def _step(self, action):
+        self.seen = action
+        return np.zeros(1, np.float32), 0.0, False, False, {}
+
+
+def test_box_actions_inline_and_in_full_agree():
+    # step accepts a small finite float array inline and sends the rest to checked_action
+    env = Reach()
+    env.reset(seed=0)
+    huge = np.full(2, np.finfo(np.float64).max)  # finite values whose sum overflows
+    for action in (huge, -huge, np.zeros(2, np.int64), np.array([0.5, -0.5], np.float32)):
+        env.step(action)
+        assert env.seen is action  # accepted unchanged, whichever path took it
+    for action in (np.array([np.nan, 0.0]), np.array([np.inf, -np.inf]), np.zeros(3), [0.0]):
+        with pytest.raises(InvalidActionError):
+            env.step(action)
+
+
+@pytest.mark.parametrize(("dt", "tmax", "steps"), [(100, 10000, 100), (30, 10000, 333),
+                                                   (0.1, 0.3, 3), (7, 700, 100)])  # fmt: skip
+def test_a_trial_without_periods_times_out_at_floor_tmax_over_dt(dt, tmax, steps):
+    # the trial ends at the step whose successor would start past tmax: floor(tmax / dt)
+    env = Reach(dt=dt)
+    env.tmax = tmax  # before any trial: the length of trials that add no period
+    env.reset(seed=0)
+    ends = [env.step(np.zeros(2, np.float32))[4]["new_trial"] for _ in range(steps)]
+    assert ends == [False] * (steps - 1) + [True]
+    assert (env.t_ind, env.t) == (0, 0)
+    env.step(np.zeros(2, np.float32))
+    assert (env.t_ind, env.t) == (1, dt)
+
+
+def test_setting_tmax_during_a_trial_moves_its_end():
+    env = Reach()
+    env.reset(seed=0)
+    env.step(np.zeros(2, np.float32))
+    env.tmax = 300  # three steps: this trial ends at the third
+    infos = [env.step(np.zeros(2, np.float32))[4] for _ in range(2)]
+    assert [info["new_trial"] for info in infos] == [False, True]

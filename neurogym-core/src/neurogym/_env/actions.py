@@ -17,7 +17,7 @@ import numpy as np
 
 from neurogym.errors import InvalidActionError
 
-__all__ = ["checked_action", "discrete_bounds"]
+__all__ = ["checked_action", "discrete_bounds", "small_box_shape"]
 
 
 def discrete_bounds(space: gym.Space[Any]) -> tuple[int, int] | None:
@@ -51,6 +51,18 @@ def checked_action(env: Any, action: Any) -> Any:
     if not contained:
         raise InvalidActionError(f"action {action!r} is not in the action space {space}")
     return action
+
+
+def small_box_shape(space: gym.Space[Any]) -> tuple[int, ...] | None:
+    """The shape of a one-dimensional ``Box`` space of at most 16 values, else None.
+
+    ``TrialEnv.step`` accepts a float array of this shape whose values have a finite sum
+    inline, without a call (a continuous-action step checks one small array each time); any
+    other action, including finite ones whose sum overflows, comes to :func:`checked_action`.
+    """
+    if isinstance(space, gym.spaces.Box) and len(space.shape) == 1 and space.shape[0] <= 16:
+        return tuple(space.shape)
+    return None
 
 
 def _box(action: Any, space: gym.spaces.Box) -> Any:

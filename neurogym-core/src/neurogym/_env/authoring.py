@@ -36,10 +36,29 @@ class AuthoringMixin:
     _current: CurrentTrial
     _default_tmax: float
     dt: float
-    t: float
     t_ind: int
     observation_space: Any
     action_space: Any
+
+    @property
+    def t(self) -> float:
+        """Time within the current trial in ms, ``t_ind * dt``: the start of the current step.
+
+        Set it to a whole number of steps (it sets ``t_ind``), as upstream's
+        ``self.t = self.t_ind = 0`` does.
+        """
+        return self.t_ind * self.dt
+
+    @t.setter
+    def t(self, value: float) -> None:
+        steps = value / self.dt
+        t_ind = round(steps)
+        if abs(steps - t_ind) > 1e-9 * max(1.0, abs(steps)):
+            raise ValueError(
+                f"t must be a whole number of steps of dt={self.dt} ms (t = t_ind * dt), got "
+                f"{value!r}; set t_ind (the step index) instead"
+            )
+        self.t_ind = t_ind
 
     def _edited(self) -> CurrentTrial:
         """The current trial, for an authoring verb."""
@@ -77,7 +96,7 @@ class AuthoringMixin:
 
         def _set_tmax(self, value: float) -> None:
             current = self._current
-            current.tmax = value
+            current.set_tmax(value)
             if current.empty:  # before a trial: the length of trials that add no period
                 self._default_tmax = value
 
@@ -238,7 +257,7 @@ class AuthoringMixin:
 
     def in_period(self, period: str, t: float | None = None) -> bool:
         """Whether time ``t`` (ms; default: now) lies in ``period`` of the current trial."""
-        now = self.t if t is None else t
+        now = self.t_ind * self.dt if t is None else t  # self.t, without the property call
         current = self._current
         try:
             return current.start_t[period] <= now < current.end_t[period]

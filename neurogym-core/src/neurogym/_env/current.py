@@ -34,6 +34,7 @@ from the builder or batch they belong to.
 from __future__ import annotations
 
 import math
+import sys
 from typing import TYPE_CHECKING, Any
 
 from neurogym._trials.batch import gt_by_step
@@ -47,6 +48,18 @@ if TYPE_CHECKING:
     from neurogym._trials.builder import BatchBuilder, TrialBatch
 
 __all__ = ["CurrentTrial"]
+
+
+def end_step(tmax: float, dt: float) -> int:
+    """The step index at which a trial of ``tmax`` ms times out: ``floor(tmax / dt)``.
+
+    ``step`` ends a trial once ``t_ind * dt + dt > tmax`` (the next step would start past
+    ``tmax``, with a relative tolerance of 1e-9 steps): for whole ``t_ind`` that is
+    ``t_ind >= floor(tmax / dt + 1e-9)``, one integer comparison per step. An infinite
+    ``tmax`` never ends a trial.
+    """
+    steps = tmax / dt + 1e-9
+    return math.floor(steps) if steps < math.inf else sys.maxsize
 
 
 class _LazyPeriods:
@@ -99,7 +112,10 @@ class CurrentTrial:
         live: True once ``ob``/``gt`` were handed out for editing (:meth:`go_live`): ``step``
             then reads both live, so an edit takes effect at the next step.
         codes: Per-step period codes of a declarative ``rule`` (None without a rule).
-        tmax: Trial length in ms, a whole number of steps (``env.tmax``).
+        tmax: Trial length in ms, a whole number of steps (``env.tmax``); set it with
+            :meth:`set_tmax`.
+        end_step: The number of steps of a trial of length ``tmax`` (:func:`end_step`):
+            ``step`` ends the trial by timeout once ``t_ind`` reaches it.
         tmax_ms: End of the last period in ms, before flooring to steps.
     """
 
@@ -123,11 +139,20 @@ class CurrentTrial:
     def __init__(self, dt: float, tmax: float, trial: dict[str, Any] | None) -> None:
         self.dt = dt
         self.tmax = tmax
+        steps = tmax / dt + 1e-9  # end_step(tmax, dt), inlined: a trial is made per boundary
+        self.end_step = math.floor(steps) if steps < math.inf else sys.maxsize
         self.trial = trial
         self.ob: np.ndarray | None = None
         self.gt: np.ndarray | None = None
         self.gt_list: Any = []
         self._builder: BatchBuilder | None = None
+        # The class defaults ``step`` reads, again as instance attributes: CPython 3.11
+        # specialises reads of instance attributes only (a class default read through the
+        # instance takes the generic lookup, about 200 instructions, on every step).
+        self.empty = False
+        self.live = False
+        self.codes: list[int] | None = None
+        self.obs_out: np.ndarray | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -166,12 +191,15 @@ class CurrentTrial:
         """Row ``row`` of a prefetched pool."""
         current = cls.__new__(cls)  # __init__'s work, for the per-trial path of stepping
         current.dt = dt
-        current.tmax = pool.lengths[row] * dt
+        current.end_step = steps = pool.lengths[row]
+        current.tmax = steps * dt
         current.tmax_ms = pool.tmax[row]
         current.trial = pool.trials[row]
         current._builder = None
         current._pool = pool
         current._row = row
+        current.empty = current.live = False  # instance attributes, as in __init__
+        current.obs_out = None
         # start_t, end_t, start_ind, end_ind, durations: made on first read (_LazyPeriods)
         current._rows_from_pool()
         current.gt_list = pool.gt_lists[row]
@@ -186,6 +214,11 @@ class CurrentTrial:
         steps = pool.lengths[row]
         self.ob = None if batch.ob is None else batch.ob[row, :steps]
         self.gt = None if batch.gt is None else batch.gt[row, :steps]
+
+    def set_tmax(self, tmax: float) -> None:
+        """Sets the trial's length in ms (``env.tmax = ...``), and the step it ends at."""
+        self.tmax = tmax
+        self.end_step = end_step(tmax, self.dt)
 
     # ------------------------------------------------------------------ the builder
     def builder(self, env: TrialEnv) -> BatchBuilder:
@@ -218,7 +251,8 @@ class CurrentTrial:
         if builder.start_t:
             tmax = builder.tmax_ms
             self.tmax_ms = float(tmax) if isinstance(tmax, float) else float(tmax[0])
-            self.tmax = _to_steps(self.tmax_ms, dt) * dt
+            self.end_step = steps = _to_steps(self.tmax_ms, dt)
+            self.tmax = steps * dt
 
     def view_arrays(self) -> None:
         """Views the builder's arrays (``ob``, ``gt``) again, after they were (re)allocated."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import copy
+import math
 import operator
 import warnings
 from collections.abc import Callable, Mapping
@@ -11,7 +11,7 @@ from typing import Any, ClassVar, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from neurogym._env.actions import checked_action, discrete_bounds
+from neurogym._env.actions import checked_action, discrete_bounds, small_box_shape
 from neurogym._env.authoring import AuthoringMixin
 from neurogym._env.current import CurrentTrial
 from neurogym._env.overrides import Overrides
@@ -19,6 +19,7 @@ from neurogym._env.prefetch import BLOCK, TrialPool, refuse_prefetch_setting
 from neurogym._env.rewards import RewardsAndTiming
 from neurogym._trials.batch import refuse_empty_trials
 from neurogym._trials.builder import BatchBuilder, TrialBatch
+from neurogym._trials.durations import trial_length_stats
 from neurogym._trials.stack import loop_trials
 from neurogym._trials.variables import RecordOnly, check_forced_finite, kept_forced
 from neurogym.rules import OutcomeTable, StandardDecision
@@ -30,6 +31,7 @@ OBNOW = "ob_unknown_yet"
 
 
 _index = operator.index  # int(action) for Python and numpy integers and 0-d int arrays
+_isfinite = math.isfinite
 
 
 def _is_positive_number(value: object) -> bool:
@@ -113,10 +115,10 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
     trials of one env, and the task must not prefetch."""
     _overrides: ClassVar[Overrides] = Overrides()
     """Which of :data:`TRACKED` the class overrides (see :mod:`neurogym._env.overrides`)."""
-    # Read from _overrides once per class, as plain class attributes for the per-step paths:
-    _batch_native: ClassVar[bool] = False
-    _steps_by_rule: ClassVar[bool] = True
-    _plain_post_step: ClassVar[bool] = True
+    # Read from _overrides once per class (and copied to each instance by __init__):
+    _batch_native: bool = False
+    _steps_by_rule: bool = True
+    _plain_post_step: bool = True
     TRACKED: ClassVar[tuple[str, ...]] = (
         "_new_trials", "_step", "step", "post_step", "new_trial",
     )  # fmt: skip
@@ -143,12 +145,21 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         timing: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
-        self.metadata = _metadata_of(type(self))
+        cls = type(self)
+        # Class-level switches the per-step and per-trial paths read, copied to the instance:
+        # CPython 3.11 specialises reads of instance attributes, not of class attributes
+        # read through an instance (about 200 instructions each; a subclass's __init__ may
+        # still set its own ``rule``).
+        self._batch_native = cls._batch_native
+        self._steps_by_rule = cls._steps_by_rule
+        self._plain_post_step = cls._plain_post_step
+        self.cross_trial_state = cls.cross_trial_state
+        self.rule = cls.rule
+        self.metadata = _metadata_of(cls)
         if not _is_positive_number(dt) or not np.isfinite(dt):
             raise ValueError(f"dt must be a finite number of ms > 0, got {dt!r}")
         self.dt = dt
         self.r_tmax = r_tmax
-        self.t: float = 0
         self.t_ind = 0
         self._default_tmax: float = 10000
         self.num_tr = 0
@@ -163,6 +174,8 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         self.max_episode_steps: int | None = None
         self.trials_per_episode: int | None = None
         self._action_bounds: tuple[int, int] | None = None  # Discrete bounds, set by reset
+        self._small_box: tuple[int, ...] | None = None  # a small Box's shape, set by reset
+        self._holder = None  # as an instance attribute (read at every trial boundary)
         self._reset_done = False
         self._episode_steps = 0
         self._trials_done = 0
@@ -175,7 +188,8 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
     @property
     def rng(self) -> np.random.Generator:
         """The env's generator (gymnasium's ``np_random``), re-seeded by ``reset(seed=...)``."""
-        return self.np_random
+        generator = self._np_random  # gymnasium's property makes one if there is none yet
+        return self.np_random if generator is None else generator
 
     @rng.setter
     def rng(self, value: np.random.Generator) -> None:
@@ -183,7 +197,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
 
     ob_now: ClassVar[str] = OBNOW
     """Sentinel for ``_step`` to return: ``step`` replaces it by the next observation (a class
-    attribute: read on every step of a hand-written ``_step``)."""
+    attribute only: ``step`` tests it by identity, which a pickled copy would not keep)."""
 
     @property
     def batch_native(self) -> bool:
@@ -356,11 +370,11 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         """
         super().reset(seed=seed)
         self._action_bounds = discrete_bounds(self.action_space)
+        self._small_box = small_box_shape(self.action_space)
         self._reset_done = True
         self._pool = None
         self._current = CurrentTrial.empty_trial(self.dt, self._default_tmax)
         self.num_tr = 0
-        self.t = 0
         self.t_ind = 0
         self.performance = 0
         self._episode_steps = 0
@@ -404,7 +418,13 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         """
         bounds = self._action_bounds
         if bounds is None:  # a Box space, or not reset yet
-            action = checked_action(self, action)
+            if not (  # a small finite float array of a 1-d Box space's shape passes inline
+                type(action) is np.ndarray
+                and action.shape == self._small_box
+                and action.dtype.kind == "f"
+                and _isfinite(sum(action.tolist()))  # NaN and inf propagate (overflow: below)
+            ):
+                action = checked_action(self, action)
         else:  # Discrete: an integer in range (Python, numpy, 0-d array) goes on as an int
             try:
                 index = _index(action)
@@ -414,9 +434,13 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         current = self._current
         if current.empty:
             raise self._no_trial_error()
-        if self._steps_by_rule and current.codes is not None:  # the declared rule, inline
+        codes = current.codes
+        if codes is not None and self._steps_by_rule:  # the declared rule, inline
             t_ind = self.t_ind
-            reward, new_trial = self._rule_step(action, current, t_ind)
+            if not codes[t_ind] or action == self.rule.fixation_action:  # type: ignore[union-attr]
+                reward, new_trial = 0.0, False  # most steps: _rule_step's first exit, inlined
+            else:
+                reward, new_trial = self._rule_step(action, current, t_ind)
             ob: Any = OBNOW
             terminated = truncated = False
             info: dict[str, Any] = {"new_trial": new_trial}
@@ -426,10 +450,8 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             t_ind = self.t_ind
         if current.gt is not None and "gt" not in info:
             info["gt"] = current.gt_list[t_ind]
-        self.t_ind = t_ind = t_ind + 1
-        dt = self.dt
-        self.t = t = t_ind * dt
-        if not new_trial and t + dt > current.tmax + 1e-9 * dt:
+        self.t_ind = t_ind = t_ind + 1  # t (ms) is t_ind * dt, a property
+        if not new_trial and t_ind >= current.end_step:  # the next step would pass tmax
             info["new_trial"] = new_trial = True
             reward += self.r_tmax
             if current.codes is not None and self._steps_by_rule:  # the rule's timeout
@@ -452,7 +474,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             result = self.post_step(ob, reward, terminated, truncated, info)
         if new_trial and self._holder is not None:
             # the holder serves the next trial as soon as this step returns
-            self._current = CurrentTrial.empty_trial(dt, self._default_tmax)
+            self._current = CurrentTrial.empty_trial(self.dt, self._default_tmax)
         return result
 
     def _no_ob_error(self) -> RuntimeError:
@@ -469,7 +491,6 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
     def _end_trial(self, info: dict[str, Any]) -> bool:
         info["performance"] = self.performance
         info["trial"] = self.trial
-        self.t = 0
         self.t_ind = 0
         self._trials_done += 1
         if self._holder is None:
@@ -563,21 +584,4 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         Returns:
             ``{"mean", "std", "percentile_95", "max"}`` in steps.
         """
-        clone = copy.deepcopy(self)
-        # Callable timing specs may close over *this* env's generator (upstream's lambdas):
-        # put its state back afterwards, whatever the clone drew from it.
-        saved_rng = copy.deepcopy(self.np_random.bit_generator.state)
-        lengths = []
-        remaining = num_trials
-        while remaining > 0:
-            n = min(remaining, 2048)
-            lengths.append(clone.new_trials(n).lengths)
-            remaining -= n
-        self.np_random.bit_generator.state = saved_rng
-        values = np.concatenate(lengths)
-        return {
-            "mean": float(values.mean()),
-            "std": float(values.std()),
-            "percentile_95": float(np.percentile(values, 95)),
-            "max": float(values.max()),
-        }
+        return trial_length_stats(self, num_trials)

@@ -13,12 +13,11 @@ train`` in their place. A name declared by two other plugins is registered for n
 
 from __future__ import annotations
 
-import argparse
 import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neurogym._registry.checked import hook_specs
 from neurogym._registry.firstparty import FIRST_PARTY
@@ -29,6 +28,9 @@ from neurogym._registry.specs import (
     _load_entry_point,
 )
 from neurogym.errors import NeurogymPluginWarning
+
+if TYPE_CHECKING:  # argparse is imported when the command line runs, not by ``import neurogym``
+    import argparse
 
 __all__ = [
     "BUILTIN_COMMANDS",
@@ -47,10 +49,10 @@ _NAME_RE = re.compile(r"[a-z][a-z0-9-]*", re.ASCII)
 _NAME_FORM = "lowercase letters, digits or '-', starting with a letter (e.g. 'train')"
 
 #: What a command runs: the parsed arguments in, the exit status out (0, 1 failure, 2 usage).
-Run = Callable[[argparse.Namespace], int]
+Run = Callable[["argparse.Namespace"], int]
 #: What a command's entry point is: it adds the arguments to the command's parser and
 #: returns the function that runs the command.
-Configure = Callable[[argparse.ArgumentParser], Run]
+Configure = Callable[["argparse.ArgumentParser"], Run]
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,25 @@ def _entry_points_one_by_one() -> list[importlib_metadata.EntryPoint]:
 
 
 def _distribution_of(ep: importlib_metadata.EntryPoint) -> str:
-    return ep.dist.name if ep.dist is not None else ""
+    """The name of the distribution declaring ``ep`` ("" if unknown).
+
+    Read from the ``Name:`` header of its METADATA directly: ``Distribution.name`` parses the
+    whole file with the email parser on every call (about 2 ms each, a quarter of
+    ``import neurogym``), and discovery asks up to three times per entry point.
+    """
+    dist = ep.dist
+    if dist is None:
+        return ""
+    try:
+        text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        if not line:  # the end of the headers
+            break
+        if line.startswith("Name:"):
+            return line[5:].strip()
+    return dist.name  # a layout this scan does not know: the parser's answer
 
 
 def _by_name(

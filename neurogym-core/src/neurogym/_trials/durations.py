@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
@@ -9,9 +10,10 @@ import numpy as np
 from neurogym.timing import _floor_to_dt, check_drawn, trunc_exp
 
 if TYPE_CHECKING:
+    from neurogym._env.env import TrialEnv
     from neurogym._trials.builder import BatchBuilder
 
-__all__ = ["Bound", "sample_duration"]
+__all__ = ["Bound", "sample_duration", "trial_length_stats"]
 
 Bound: TypeAlias = float | np.ndarray
 """A period bound in ms: a float when all trials share it, else a ``(B,)`` array."""
@@ -70,3 +72,25 @@ def sample_duration(builder: BatchBuilder, period: str) -> Bound:
     if empty:
         env._warn_empty_period(period, spec.raw)
     return floored
+
+
+def trial_length_stats(env: TrialEnv, num_trials: int) -> dict[str, float]:
+    """``env.trial_length_stats``: trial lengths in steps of ``num_trials`` trials of a copy."""
+    clone = copy.deepcopy(env)
+    # Callable timing specs may close over *this* env's generator (upstream's lambdas):
+    # put its state back afterwards, whatever the clone drew from it.
+    saved_rng = copy.deepcopy(env.np_random.bit_generator.state)
+    lengths = []
+    remaining = num_trials
+    while remaining > 0:
+        n = min(remaining, 2048)
+        lengths.append(clone.new_trials(n).lengths)
+        remaining -= n
+    env.np_random.bit_generator.state = saved_rng
+    values = np.concatenate(lengths)
+    return {
+        "mean": float(values.mean()),
+        "std": float(values.std()),
+        "percentile_95": float(np.percentile(values, 95)),
+        "max": float(values.max()),
+    }

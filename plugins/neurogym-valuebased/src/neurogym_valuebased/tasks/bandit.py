@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from typing import Any
 
@@ -104,7 +105,7 @@ class Bandit(ngym.TrialEnv):
         # Python floats throughout: a one-step trial cannot amortise numpy call overheads
         p, magnitudes = trial["p"].tolist(), trial["arm_rewards"].tolist()
         paid = self.rng.random() < p[action]
-        expected = [chance * size for chance, size in zip(p, magnitudes, strict=True)]
+        expected = list(map(operator.mul, p, magnitudes))  # one per arm (checked when set)
         self.performance = int(expected[action] == max(expected))
         reward = magnitudes[action] if paid else self.rewards["fail"]
         return _ZERO.copy(), reward, False, False, {"new_trial": True}

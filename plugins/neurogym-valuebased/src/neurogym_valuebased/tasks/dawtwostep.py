@@ -142,7 +142,7 @@ class DawTwoStep(ngym.TrialEnv):
             )
 
     def initial_observation(self) -> np.ndarray:
-        """The stage-1 observation, what every trial starts with."""
+        """The stage-1 observation, what every trial starts with (a copy)."""
         return _STAGE1.copy()
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -152,14 +152,16 @@ class DawTwoStep(ngym.TrialEnv):
             if action == 0:  # the next trial starts at stage 1
                 return _STAGE1.copy(), self.rewards["abort"], False, False, {"new_trial": True}
             state = int(trial["transition"][action])
-            ob = _NOTHING.copy()
-            ob[state] = 1.0
             self.performance = int(action == trial["hi_state"] + 1)
             reward = float(trial["reward"][state - 1])
-            return ob, reward, False, False, {"new_trial": False}
+            return _STAGE2[state].copy(), reward, False, False, {"new_trial": False}
         reward = self.rewards["abort"] if action != 0 else 0.0
         return _STAGE1.copy(), reward, False, False, {"new_trial": True}
 
 
+# The observations, copied for every step (gymnasium: no two steps may share an array).
 _STAGE1 = np.array([1.0, 0.0, 0.0], dtype=np.float32)
-_NOTHING = np.zeros(3, dtype=np.float32)  # a stage-2 observation before its state is set
+_STAGE2 = {  # by stage-2 state
+    1: np.array([0.0, 1.0, 0.0], dtype=np.float32),
+    2: np.array([0.0, 0.0, 1.0], dtype=np.float32),
+}
