@@ -471,3 +471,18 @@ def test_matching_penny_forced_opponent_choice():
     assert env.step(0)[1] == 1.0
     with pytest.raises(ValueError, match="opponent_action"):
         env.new_trial(opponent_action=2)
+
+
+def test_bandit_arms_change_by_checked_assignment_only():
+    env = seeded(Bandit, seed=0, p=(0.9, 0.2))
+    assert env.trial["p"] == (0.9, 0.2)  # a tuple: every trial may share it
+    with pytest.raises(ValueError, match=r"read-only"):
+        env.p[0] = 0.1  # an in-place edit would change what recorded trials show
+    with pytest.raises(ValueError, match=r"p must hold one value per arm \(n=2\)"):
+        env.p = (0.5,)
+    env.p = (0.1, 0.8)
+    env.arm_rewards = (2.0, 3.0)
+    trial = env.new_trial()
+    assert trial == {"p": (0.1, 0.8), "arm_rewards": (2.0, 3.0)}
+    assert env.p.tolist() == [0.1, 0.8]
+    assert not env.p.flags.writeable

@@ -161,11 +161,18 @@ class AuthoringMixin:
 
     @property
     def gt_now(self) -> Any:
-        """The ground truth at the current step."""
+        """The ground truth at the current step (as ``info["gt"]`` reports it).
+
+        A Python number for a scalar ground truth, a row of ``gt`` for a vector one: read
+        from the trial's per-step table, which follows in-place edits of ``env.gt``.
+        """
         current = self._current
         if current.gt is None:
             raise AttributeError(f"{type(self).__name__} sets no ground truth in this trial")
-        return current.gt[self.t_ind]
+        try:
+            return current.gt_list[self.t_ind]
+        except IndexError:  # the trial is still being built: no table yet
+            return current.gt[self.t_ind]
 
     def _current_builder(self) -> BatchBuilder:
         """The one-trial builder of the current trial (a view of a prefetched row)."""

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from neurogym._trials.batch import gt_by_step
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
     from neurogym._env.prefetch import TrialPool
     from neurogym._trials.builder import BatchBuilder, TrialBatch
 
-__all__ = ["CurrentTrial"]
+__all__ = ["NO_PERIODS", "CurrentTrial", "PooledTrial"]
 
 
 def end_step(tmax: float, dt: float) -> int:
@@ -62,13 +64,20 @@ def end_step(tmax: float, dt: float) -> int:
     return math.floor(steps) if steps < math.inf else sys.maxsize
 
 
-class _LazyPeriods:
-    """A trial's five period dicts, made on first read of any of them.
+PERIOD_DICTS = ("start_t", "end_t", "start_ind", "end_ind", "durations")
+NO_PERIODS: Mapping[str, Any] = MappingProxyType({})
+"""The period dicts of a trial that adds no period: one shared, read-only empty mapping."""
 
-    From its pool row for a prefetched trial, empty for any other (its builder's
-    ``add_period`` fills them). A non-data descriptor: it runs only while the instance dict
-    lacks the name, and it puts all five dicts there, so every later read is a plain
-    attribute read. A rule-stepped task never reads them, so its trials never pay for them.
+
+class _LazyPeriods:
+    """A prefetched trial's five period dicts, made from its pool row on first read.
+
+    A non-data descriptor of :class:`PooledTrial`: it runs only while the instance dict lacks
+    the name, and it puts all five dicts there, so every later read is a plain attribute
+    read. A rule-stepped task never reads them, so its trials never pay for them. (A class
+    with such a descriptor loses CPython 3.11's specialised reads of that name, so a trial
+    generated on its own, whose ``_step`` reads its periods on every step through
+    ``in_period``, is a plain :class:`CurrentTrial` with plain attributes.)
     """
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -78,8 +87,9 @@ class _LazyPeriods:
         if current is None:
             return self
         pool, row = current._pool, current._row
+        assert pool is not None
         start_t, end_t, start_ind, end_ind, durations = {}, {}, {}, {}, {}
-        for period, starts, ends, first, last, duration in pool.periods if pool else ():
+        for period, starts, ends, first, last, duration in pool.periods:
             start_t[period] = starts[row]
             end_t[period] = ends[row]
             start_ind[period] = first[row]
@@ -119,12 +129,12 @@ class CurrentTrial:
         tmax_ms: End of the last period in ms, before flooring to steps.
     """
 
-    # Made on first read (from the pool row, or empty), then plain instance attributes.
-    start_t: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
-    end_t: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
-    start_ind: dict[str, int] = _LazyPeriods()  # type: ignore[assignment]
-    end_ind: dict[str, int] = _LazyPeriods()  # type: ignore[assignment]
-    durations: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
+    # NO_PERIODS until sync_periods copies a builder's periods (PooledTrial: lazy).
+    start_t: dict[str, float]
+    end_t: dict[str, float]
+    start_ind: dict[str, int]
+    end_ind: dict[str, int]
+    durations: dict[str, float]
 
     # Defaults as class attributes (an instance sets only what differs: a trial is made on
     # every trial boundary, so its construction stays small).
@@ -153,6 +163,8 @@ class CurrentTrial:
         self.live = False
         self.codes: list[int] | None = None
         self.obs_out: np.ndarray | None = None
+        self.start_t = self.end_t = self.durations = NO_PERIODS  # type: ignore[assignment]
+        self.start_ind = self.end_ind = NO_PERIODS  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -189,7 +201,7 @@ class CurrentTrial:
     @classmethod
     def from_pool(cls, pool: TrialPool, row: int, dt: float) -> CurrentTrial:
         """Row ``row`` of a prefetched pool."""
-        current = cls.__new__(cls)  # __init__'s work, for the per-trial path of stepping
+        current = PooledTrial.__new__(PooledTrial)  # __init__'s work (periods: lazy)
         current.dt = dt
         current.end_step = steps = pool.lengths[row]
         current.tmax = steps * dt
@@ -238,8 +250,13 @@ class CurrentTrial:
         builder = self._builder
         assert builder is not None
         dt = self.dt
-        start_t, end_t = self.start_t, self.end_t
-        start_ind, end_ind, durations = self.start_ind, self.end_ind, self.durations
+        start_t: dict[str, float] = {}
+        end_t: dict[str, float] = {}
+        start_ind: dict[str, int] = {}
+        end_ind: dict[str, int] = {}
+        durations: dict[str, float] = {}
+        self.start_t, self.end_t, self.durations = start_t, end_t, durations
+        self.start_ind, self.end_ind = start_ind, end_ind
         floor = math.floor
         for name, start in builder.start_t.items():
             end = builder.end_t[name]
@@ -311,17 +328,30 @@ class CurrentTrial:
         state["ob"] = state["gt"] = state["obs_out"] = None
         if self.live:
             state["gt_list"] = None  # read live again from the re-taken view
+        for name in PERIOD_DICTS:  # the shared empty mapping cannot be pickled: None marks it
+            if state.get(name, False) is NO_PERIODS:
+                state[name] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
-            setattr(self, name, value)
+            setattr(self, name, NO_PERIODS if value is None and name in PERIOD_DICTS else value)
         if self._builder is not None:
             self.view_arrays()
         elif self._pool is not None:
             self._rows_from_pool()
         if self.live:
             self.go_live()
+
+
+class PooledTrial(CurrentTrial):
+    """A prefetched trial (:meth:`CurrentTrial.from_pool`): its period dicts are lazy."""
+
+    start_t: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
+    end_t: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
+    start_ind: dict[str, int] = _LazyPeriods()  # type: ignore[assignment]
+    end_ind: dict[str, int] = _LazyPeriods()  # type: ignore[assignment]
+    durations: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
 
 
 class _LiveGroundTruth:

@@ -273,7 +273,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             current = CurrentTrial(self.dt, self._default_tmax, previous.trial)
             self._current = current
             try:
-                trial = self._new_trial(**plain)
+                trial = self._new_trial(**plain) if plain else self._new_trial()
             finally:
                 self._current = previous
             current.trial = kept_forced(type(self).__name__, plain, trial) if plain else trial
@@ -490,7 +490,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
 
     def _end_trial(self, info: dict[str, Any]) -> bool:
         info["performance"] = self.performance
-        info["trial"] = self.trial
+        info["trial"] = self._current.trial
         self.t_ind = 0
         self._trials_done += 1
         if self._holder is None:

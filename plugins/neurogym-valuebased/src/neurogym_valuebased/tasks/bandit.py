@@ -50,8 +50,11 @@ class Bandit(ngym.TrialEnv):
     timing: Must be None: the task has no timed periods.
     arm_rewards: Reward magnitude of each arm when it pays (all 1).
 
-    Trial dict: ``p`` and ``arm_rewards`` (``(n,)`` each); both can be forced per trial, e.g.
-    ``env.new_trial(p=(0.2, 0.8))``.
+    ``env.p`` and ``env.arm_rewards`` are read-only ``(n,)`` arrays: assign new values to
+    change them (``env.p = (0.2, 0.8)``, checked like the arguments).
+
+    Trial dict: ``p`` and ``arm_rewards``, tuples of one float per arm; both can be forced per
+    trial, e.g. ``env.new_trial(p=(0.2, 0.8))``.
 
     ## References
     Wang, Kurth-Nelson, Kumaran, Tirumala, Soyer, Leibo, Hassabis & Botvinick (2018),
@@ -64,8 +67,9 @@ class Bandit(ngym.TrialEnv):
     the per-arm magnitudes are the public ``arm_rewards`` (upstream's private ``_rewards``, set
     through ``rewards=``), and ``rewards`` is the dict of named outcomes like in every task
     (``fail``: 0, what upstream paid for a pull that did not pay); ``p`` and ``arm_rewards``
-    (also forced ones) must hold one value per arm; ``performance`` is 1 for a pull of a best
-    arm (upstream left it 0).
+    (also forced ones) must hold one value per arm, ``env.p``/``env.arm_rewards`` are
+    read-only arrays changed by (checked) assignment, and the trial dict holds tuples (upstream:
+    lists); ``performance`` is 1 for a pull of a best arm (upstream left it 0).
     """
 
     has_groundtruth = False  # the reward depends on chance, not on a target action
@@ -83,19 +87,39 @@ class Bandit(ngym.TrialEnv):
         no_timing(timing, "Bandit", "each step is a whole trial")
         named = reward_dict(rewards, "Bandit", "; the per-arm magnitudes are arm_rewards=")
         self.n = validate.positive_int(n, "n")
-        self.p = per_arm(p, "p", self.n, probabilities=True)
-        magnitudes = np.ones(self.n) if arm_rewards is None else arm_rewards
-        self.arm_rewards = per_arm(magnitudes, "arm_rewards", self.n, probabilities=False)
+        self.p = p
+        self.arm_rewards = np.ones(self.n) if arm_rewards is None else arm_rewards
         self.rewards = {"fail": 0.0}
         self.rewards.update(named)
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(1,), dtype=np.float32)
         self.action_space = spaces.Discrete(self.n)
 
+    @property
+    def p(self) -> np.ndarray:
+        """Reward probability of each arm, ``(n,)``, read-only (assign to change it)."""
+        return self._p
+
+    @p.setter
+    def p(self, value: Any) -> None:
+        self._p, self._p_tuple = _per_arm(value, "p", self.n, probabilities=True)
+
+    @property
+    def arm_rewards(self) -> np.ndarray:
+        """Reward magnitude of each arm when it pays, ``(n,)``, read-only (assign to change)."""
+        return self._arm_rewards
+
+    @arm_rewards.setter
+    def arm_rewards(self, value: Any) -> None:
+        self._arm_rewards, self._arm_tuple = _per_arm(
+            value, "arm_rewards", self.n, probabilities=False
+        )
+
     def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
-        trial = {"p": self.p.copy(), "arm_rewards": self.arm_rewards.copy()}
+        # tuples: immutable, so every trial can share them (no copy per one-step trial)
+        trial = {"p": self._p_tuple, "arm_rewards": self._arm_tuple}
         for name, value in kwargs.items():
             if name in trial:  # forced per-arm values, checked like the arguments
-                value = per_arm(value, f"forced {name}", self.n, probabilities=name == "p")
+                value = _per_arm(value, f"forced {name}", self.n, probabilities=name == "p")[1]
             trial[name] = value
         return trial
 
@@ -103,7 +127,7 @@ class Bandit(ngym.TrialEnv):
         trial = self.trial
         assert trial is not None
         # Python floats throughout: a one-step trial cannot amortise numpy call overheads
-        p, magnitudes = trial["p"].tolist(), trial["arm_rewards"].tolist()
+        p, magnitudes = trial["p"], trial["arm_rewards"]
         paid = self.rng.random() < p[action]
         expected = list(map(operator.mul, p, magnitudes))  # one per arm (checked when set)
         self.performance = int(expected[action] == max(expected))
@@ -112,3 +136,12 @@ class Bandit(ngym.TrialEnv):
 
 
 _ZERO = np.zeros(1, dtype=np.float32)  # the observation, copied for every step
+
+
+def _per_arm(
+    value: Any, name: str, n: int, *, probabilities: bool
+) -> tuple[np.ndarray, tuple[float, ...]]:
+    """Checked per-arm values as a read-only array and as a tuple of floats."""
+    array = per_arm(value, name, n, probabilities=probabilities)
+    array.flags.writeable = False
+    return array, tuple(array.tolist())
