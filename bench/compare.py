@@ -55,8 +55,15 @@ def _run(python: str, script: str, *args: str) -> Any:
 
 
 def _import(python: str, module: str) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of ``import module`` in a fresh interpreter.
+
+    Bytecode is written (``PYTHONDONTWRITEBYTECODE`` is dropped) and the caller warms up
+    once: an installed wheel imports from compiled ``.pyc`` files, so a source file edited
+    since its last import must not be compiled inside the measurement.
+    """
     code = IMPORT_CODE.format(module=module)
-    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True, env=env)
     seconds, mb = out.stdout.split()
     return float(seconds), float(mb)
 
@@ -147,6 +154,8 @@ def collect(ours: str, upstream: str, reps: int, baseline: str | None = None) ->
             raw.setdefault("rl", []).append(_run(ours, "rl.py"))
             print(f"  rep {rep + 1}/{reps}: rl done", file=sys.stderr)
     imports: dict[str, list[tuple[float, float]]] = {"ours": [], "upstream": [], "gym": []}
+    for python in (ours, upstream):  # warm-up: writes any missing bytecode
+        _import(python, "neurogym")
     for _ in range(7):
         imports["ours"].append(_import(ours, "neurogym"))
         imports["gym"].append(_import(ours, "gymnasium"))

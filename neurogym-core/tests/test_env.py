@@ -922,3 +922,18 @@ def test_setting_tmax_during_a_trial_moves_its_end():
     env.tmax = 300  # three steps: this trial ends at the third
     infos = [env.step(np.zeros(2, np.float32))[4] for _ in range(2)]
     assert [info["new_trial"] for info in infos] == [False, True]
+
+
+def test_null_returns_a_fresh_zero_row_every_step_even_past_a_raised_tmax():
+    from neurogym._env.null import Null
+
+    env = Null()
+    env.reset(seed=0)
+    obs = [env.step(0)[0] for _ in range(3)]
+    assert all(ob.shape == (1,) and ob.dtype == np.float32 and ob[0] == 0 for ob in obs)
+    assert not any(np.shares_memory(a, b) for a, b in [(obs[0], obs[1]), (obs[1], obs[2])])
+    env.tmax = 200 * env.dt  # this trial now runs past the rows made for 100 steps
+    for _ in range(150):
+        ob, _, _, _, info = env.step(0)
+        assert ob.tolist() == [0.0]
+    assert not info["new_trial"]

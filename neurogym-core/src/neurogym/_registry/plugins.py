@@ -122,38 +122,48 @@ def _disabled_plugins() -> set[str]:
 def _plugin_entry_points() -> list[importlib_metadata.EntryPoint]:
     """The group's entry points, one distribution per name (the first on ``sys.path`` wins).
 
-    One distribution with a malformed ``entry_points.txt`` makes
-    ``importlib_metadata.entry_points`` raise; then each distribution is read on its own, so
-    that only the malformed one is skipped.
+    What ``importlib_metadata.entry_points(group=...)`` returns, read faster: it parses every
+    installed distribution's ``entry_points.txt`` (console scripts and all), here only those
+    that mention the group are parsed (a third of ``import neurogym`` in a venv of 100
+    distributions). A malformed ``entry_points.txt`` that declares the group is skipped with a
+    warning; the others are never parsed.
     """
-    try:
-        return list(importlib_metadata.entry_points(group=ENTRY_POINT_GROUP))
-    except Exception:
-        return _entry_points_one_by_one()
-
-
-def _entry_points_one_by_one() -> list[importlib_metadata.EntryPoint]:
     found: list[importlib_metadata.EntryPoint] = []
     seen: set[str] = set()
     for dist in importlib_metadata.distributions():
         try:
-            key = distribution_key(dist.name)
+            key = _normalized_name(dist)
         except Exception:  # no readable name in METADATA: not a usable distribution
             continue
         if key in seen:
             continue
         seen.add(key)
         try:
+            text = dist.read_text("entry_points.txt")
+        except OSError:
+            continue
+        if not text or ENTRY_POINT_GROUP not in text:
+            continue
+        try:
             found.extend(dist.entry_points.select(group=ENTRY_POINT_GROUP))
         except Exception as exc:
-            if ENTRY_POINT_GROUP in (dist.read_text("entry_points.txt") or ""):
-                warnings.warn(
-                    f"neurogym plugins of distribution {dist.name!r} cannot be read, its "
-                    f"entry_points.txt is malformed: {type(exc).__name__}: {exc}",
-                    NeurogymPluginWarning,
-                    stacklevel=5,
-                )
+            warnings.warn(
+                f"neurogym plugins of distribution {dist.name!r} cannot be read, its "
+                f"entry_points.txt is malformed: {type(exc).__name__}: {exc}",
+                NeurogymPluginWarning,
+                stacklevel=4,
+            )
     return found
+
+
+def _normalized_name(dist: importlib_metadata.Distribution) -> str:
+    """The distribution's PEP 503 name, from its ``.dist-info`` directory name if it can.
+
+    ``importlib_metadata`` deduplicates distributions by this private property (no METADATA
+    parse); a distribution without it is named by its METADATA.
+    """
+    name = getattr(dist, "_normalized_name", None)
+    return distribution_key(name if isinstance(name, str) else dist.name)
 
 
 def _distribution_of(ep: importlib_metadata.EntryPoint) -> str:
