@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import importlib_metadata
 import pluggy
@@ -156,7 +156,7 @@ def _plugin_entry_points() -> list[importlib_metadata.EntryPoint]:
     return found
 
 
-def _normalized_name(dist: importlib_metadata.Distribution) -> str:
+def _normalized_name(dist: Any) -> str:
     """The distribution's PEP 503 name, from its ``.dist-info`` directory name if it can.
 
     ``importlib_metadata`` deduplicates distributions by this private property (no METADATA
