@@ -116,7 +116,7 @@ class DawTwoStep(ngym.TrialEnv):
         correct = float(self.rewards["correct"])
         pays = (correct * (high < self.high_reward_p), correct * (low < self.low_reward_p))
         trial = {
-            "transition": np.array([0, 1 if t1 < self.p1 else 2, 2 if t2 < self.p2 else 1]),
+            "transition": _TRANSITIONS[t1 < self.p1, t2 < self.p2].copy(),
             "reward": np.array(pays if hi_state == 0 else pays[::-1]),
             "hi_state": hi_state,
         }
@@ -151,14 +151,20 @@ class DawTwoStep(ngym.TrialEnv):
         if self.t_ind == 0:  # stage 1
             if action == 0:  # the next trial starts at stage 1
                 return _STAGE1.copy(), self.rewards["abort"], False, False, {"new_trial": True}
-            state = int(trial["transition"][action])
+            state = trial["transition"].item(action)  # Python numbers: cheaper than [i]
             self.performance = int(action == trial["hi_state"] + 1)
-            reward = float(trial["reward"][state - 1])
+            reward = float(trial["reward"].item(state - 1))
             return _STAGE2[state].copy(), reward, False, False, {"new_trial": False}
         reward = self.rewards["abort"] if action != 0 else 0.0
         return _STAGE1.copy(), reward, False, False, {"new_trial": True}
 
 
+# trial["transition"] by (action 1 leads to state 1, action 2 leads to state 2), copied.
+_TRANSITIONS = {
+    (c1, c2): np.array([0, 1 if c1 else 2, 2 if c2 else 1])
+    for c1 in (True, False)
+    for c2 in (True, False)
+}
 # The observations, copied for every step (gymnasium: no two steps may share an array).
 _STAGE1 = np.array([1.0, 0.0, 0.0], dtype=np.float32)
 _STAGE2 = {  # by stage-2 state
