@@ -937,3 +937,16 @@ def test_null_returns_a_fresh_zero_row_every_step_even_past_a_raised_tmax():
         ob, _, _, _, info = env.step(0)
         assert ob.tolist() == [0.0]
     assert not info["new_trial"]
+
+
+def test_the_ob_now_sentinel_survives_pickling_and_copying():
+    # step recognises ob_now by identity: a copy must hold the very object, or _step's
+    # return value would reach the caller as the string "ob_unknown_yet"
+    env = Go()
+    env.reset(seed=0)
+    assert env.ob_now is OBNOW
+    assert OBNOW == "ob_unknown_yet"  # upstream's value
+    for twin in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env), copy.copy(env)):
+        assert twin.ob_now is OBNOW
+        ob = twin.step(0)[0]
+        assert isinstance(ob, np.ndarray)

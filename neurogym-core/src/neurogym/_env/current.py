@@ -75,9 +75,9 @@ class _LazyPeriods:
     A non-data descriptor of :class:`PooledTrial`: it runs only while the instance dict lacks
     the name, and it puts all five dicts there, so every later read is a plain attribute
     read. A rule-stepped task never reads them, so its trials never pay for them. (A class
-    with such a descriptor loses CPython 3.11's specialised reads of that name, so a trial
-    generated on its own, whose ``_step`` reads its periods on every step through
-    ``in_period``, is a plain :class:`CurrentTrial` with plain attributes.)
+    with such a descriptor loses CPython 3.11's specialised reads of that name, so the trials
+    of a task with a hand-written ``_step``, which reads its periods on every step through
+    ``in_period``, are plain :class:`CurrentTrial` objects with plain attributes.)
     """
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -86,20 +86,25 @@ class _LazyPeriods:
     def __get__(self, current: CurrentTrial | None, owner: type) -> Any:
         if current is None:
             return self
-        pool, row = current._pool, current._row
-        assert pool is not None
-        start_t, end_t, start_ind, end_ind, durations = {}, {}, {}, {}, {}
-        for period, starts, ends, first, last, duration in pool.periods:
-            start_t[period] = starts[row]
-            end_t[period] = ends[row]
-            start_ind[period] = first[row]
-            end_ind[period] = last[row]
-            durations[period] = duration[row]
-        # Plain attribute sets (a non-data descriptor never intercepts them); going through
-        # ``__dict__`` would materialise it, which slows later reads on CPython 3.11.
-        current.start_t, current.end_t = start_t, end_t
-        current.start_ind, current.end_ind, current.durations = start_ind, end_ind, durations
+        _set_row_periods(current)
         return getattr(current, self.name)
+
+
+def _set_row_periods(current: CurrentTrial) -> None:
+    """Sets a prefetched trial's five period dicts from its pool row."""
+    pool, row = current._pool, current._row
+    assert pool is not None
+    start_t, end_t, start_ind, end_ind, durations = {}, {}, {}, {}, {}
+    for period, starts, ends, first, last, duration in pool.periods:
+        start_t[period] = starts[row]
+        end_t[period] = ends[row]
+        start_ind[period] = first[row]
+        end_ind[period] = last[row]
+        durations[period] = duration[row]
+    # Plain attribute sets (a non-data descriptor never intercepts them); going through
+    # ``__dict__`` would materialise it, which slows later reads on CPython 3.11.
+    current.start_t, current.end_t = start_t, end_t
+    current.start_ind, current.end_ind, current.durations = start_ind, end_ind, durations
 
 
 class CurrentTrial:
@@ -199,9 +204,16 @@ class CurrentTrial:
         return current
 
     @classmethod
-    def from_pool(cls, pool: TrialPool, row: int, dt: float) -> CurrentTrial:
-        """Row ``row`` of a prefetched pool."""
-        current = PooledTrial.__new__(PooledTrial)  # __init__'s work (periods: lazy)
+    def from_pool(
+        cls, pool: TrialPool, row: int, dt: float, eager_periods: bool = False
+    ) -> CurrentTrial:
+        """Row ``row`` of a prefetched pool.
+
+        Its period dicts are made on first read (a :class:`PooledTrial`), or at once as plain
+        attributes if ``eager_periods`` (a hand-written ``_step`` reads them every step).
+        """
+        kind = CurrentTrial if eager_periods else PooledTrial
+        current = kind.__new__(kind)  # __init__'s work, for the per-trial path
         current.dt = dt
         current.end_step = steps = pool.lengths[row]
         current.tmax = steps * dt
@@ -212,7 +224,8 @@ class CurrentTrial:
         current._row = row
         current.empty = current.live = False  # instance attributes, as in __init__
         current.obs_out = None
-        # start_t, end_t, start_ind, end_ind, durations: made on first read (_LazyPeriods)
+        if eager_periods:
+            _set_row_periods(current)
         current._rows_from_pool()
         current.gt_list = pool.gt_lists[row]
         current.codes = None if pool.codes is None else pool.codes[row]

@@ -26,8 +26,19 @@ from neurogym.rules import OutcomeTable, StandardDecision
 
 __all__ = ["OBNOW", "EmptyPeriodWarning", "TrialEnv"]
 
-OBNOW = "ob_unknown_yet"
-"""Sentinel returned by ``TrialEnv.ob_now``; ``step`` replaces it by the next observation."""
+
+class _ObNow(str):
+    """:data:`OBNOW`'s type: upstream's string, pickled and copied as a reference."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "OBNOW"
+
+
+OBNOW = _ObNow("ob_unknown_yet")
+"""Sentinel returned by ``TrialEnv.ob_now``; ``step`` replaces it by the next observation
+(recognised by identity, which unpickling and copying keep)."""
 
 
 _index = operator.index  # int(action) for Python and numpy integers and 0-d int arrays
@@ -155,6 +166,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         self._plain_post_step = cls._plain_post_step
         self.cross_trial_state = cls.cross_trial_state
         self.rule = cls.rule
+        self.ob_now = OBNOW
         self.metadata = _metadata_of(cls)
         if not _is_positive_number(dt) or not np.isfinite(dt):
             raise ValueError(f"dt must be a finite number of ms > 0, got {dt!r}")
@@ -195,9 +207,9 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
     def rng(self, value: np.random.Generator) -> None:
         self.np_random = value
 
-    ob_now: ClassVar[str] = OBNOW
-    """Sentinel for ``_step`` to return: ``step`` replaces it by the next observation (a class
-    attribute only: ``step`` tests it by identity, which a pickled copy would not keep)."""
+    ob_now: str = OBNOW
+    """Sentinel for ``_step`` to return: ``step`` replaces it by the next observation (set on
+    the instance too: a hand-written ``_step`` reads it on every step)."""
 
     @property
     def batch_native(self) -> bool:
@@ -292,7 +304,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         pool = self._pool
         if pool is None or not pool.usable(self):
             pool = self._pool = TrialPool.generate(self, BLOCK)
-        return CurrentTrial.from_pool(pool, pool.take(), self.dt)
+        return CurrentTrial.from_pool(pool, pool.take(), self.dt, not self._steps_by_rule)
 
     def _derive_step_tables(self, current: CurrentTrial) -> None:
         """The per-step ground truth, rule codes and observations ``step`` reads."""

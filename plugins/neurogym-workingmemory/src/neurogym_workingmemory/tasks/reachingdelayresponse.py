@@ -113,7 +113,8 @@ class ReachingDelayResponse(ngym.TrialEnv):
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         reward, new_trial = 0.0, False
-        go, position = float(action[0]), float(action[1])
+        # Python floats (an array's tolist is cheaper than two numpy reads; a list passes too)
+        go, position = action.tolist() if type(action) is np.ndarray else map(float, action)
         if self.in_period("stimulus"):
             if not go < 0:
                 new_trial = self.abort
