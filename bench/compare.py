@@ -18,7 +18,6 @@ import json
 import os
 import platform
 import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -110,10 +109,7 @@ def machine() -> dict[str, Any]:
     }
 
 
-def med(values: list[float]) -> float:
-    """Median (nan if empty)."""
-    values = [v for v in values if v == v]
-    return statistics.median(values) if values else float("nan")
+med = paired.median  # the median of the values that are not nan (nan if none)
 
 
 def fmt(value: float) -> str:
@@ -250,10 +246,11 @@ def _single_rows(
     rows = []
     pdm = "PerceptualDecisionMaking"
     for key, label in (("steps_per_s", "single-env steps/s"), ("new_trial_per_s", "new_trial/s")):
-        both = [n for n in common if paired.ratio(ratios.get(n, {}).get(key, [])) > 0]
+        measured = {n: med(ratios.get(n, {}).get(key, [])) for n in common}
+        both = [n for n in common if measured[n] > 0]  # not nan: measured on both sides
         ours_t = {n: rates["ours"][n][key] for n in both}
         up_t = {n: rates["upstream"][n][key] for n in both}
-        per_task = {n: paired.ratio(ratios[n][key]) for n in both}
+        per_task = {n: measured[n] for n in both}
         ratio_med = med(list(per_task.values()))
         a, b = med(list(ours_t.values())), med(list(up_t.values()))
         rows.append((f"{label}, median over {len(both)} common tasks (paired)", fmt(a), fmt(b),

@@ -156,7 +156,7 @@ def measure(sides: dict[str, tuple[str, str]], tasks: list[str]) -> dict[str, An
                         if side == "ours":
                             has_periods[task] = answer["has_periods"]
                 for side in names:
-                    rates[side].setdefault(task, {})[figure] = _median(per_round[side])
+                    rates[side].setdefault(task, {})[figure] = median(per_round[side])
                     if side != "ours":
                         pairs = zip(per_round["ours"], per_round[side], strict=True)
                         ratios[side].setdefault(task, {})[figure] = [a / b for a, b in pairs]
@@ -167,14 +167,14 @@ def measure(sides: dict[str, tuple[str, str]], tasks: list[str]) -> dict[str, An
     return {"rates": rates, "ratios": ratios, "has_periods": has_periods, "errors": errors}
 
 
-def _median(values: list[float]) -> float:
+def median(values: list[float]) -> float:
+    """The median of the values that are not nan (nan if none).
+
+    A task's rate, or its ratio from its per-round ratios; bench/compare.py uses it for every
+    median it reports.
+    """
     kept = [v for v in values if v == v]
     return statistics.median(kept) if kept else float("nan")
-
-
-def ratio(rounds: list[float]) -> float:
-    """A task's ratio: the median of its per-round ratios (nan if none)."""
-    return _median(rounds)
 
 
 if __name__ == "__main__":

@@ -939,6 +939,18 @@ def test_null_returns_a_fresh_zero_row_every_step_even_past_a_raised_tmax():
     assert not info["new_trial"]
 
 
+def test_null_runs_trials_of_infinite_length():
+    from neurogym._env.null import Null
+
+    env = Null()
+    env.tmax = float("inf")  # before any trial: trials never time out
+    env.reset(seed=0)
+    for _ in range(5000):  # past the rows a trial keeps (4096)
+        ob, _, _, _, info = env.step(0)
+        assert ob.tolist() == [0.0]
+        assert not info["new_trial"]
+
+
 def test_the_ob_now_sentinel_survives_pickling_and_copying():
     # step recognises ob_now by identity: a copy must hold the very object, or _step's
     # return value would reach the caller as the string "ob_unknown_yet"

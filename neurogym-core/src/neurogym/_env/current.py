@@ -23,9 +23,9 @@ A current trial comes from one of two places:
   builder viewing the row only if an authoring verb needs one.
 
 Before the first trial (and after ``reset`` of a task whose trials a wrapper generates) the env
-holds an *empty* current trial (:meth:`CurrentTrial.empty`: no parameters, no periods), so the
-env's per-trial names are plain attribute reads (``operator.attrgetter`` properties) that never
-have to test for a missing trial.
+holds an *empty* current trial (:meth:`CurrentTrial.empty_trial`: no parameters, no
+periods), so the env's per-trial names are plain attribute reads (``operator.attrgetter``
+properties) that never have to test for a missing trial.
 
 Pickling keeps the trial's arrays and any edits of them: views are not pickled but taken again
 from the builder or batch they belong to.
@@ -141,13 +141,14 @@ class CurrentTrial:
     end_ind: dict[str, int]
     durations: dict[str, float]
 
-    # Defaults as class attributes (an instance sets only what differs: a trial is made on
-    # every trial boundary, so its construction stays small).
-    empty = False
-    live = False
+    # Set on every instance (__init__, from_pool): step reads them.
+    empty: bool
+    live: bool
+    codes: list[int] | None
+    obs_out: np.ndarray | None
+    # Defaults as class attributes (an instance sets them only when it differs: a trial is
+    # made on every trial boundary; nothing reads these on every step).
     tmax_ms = 0.0
-    codes: list[int] | None = None
-    obs_out: np.ndarray | None = None
     _pool: TrialPool | None = None
     _row = 0
 
@@ -161,9 +162,9 @@ class CurrentTrial:
         self.gt: np.ndarray | None = None
         self.gt_list: Any = []
         self._builder: BatchBuilder | None = None
-        # The class defaults ``step`` reads, again as instance attributes: CPython 3.11
-        # specialises reads of instance attributes only (a class default read through the
-        # instance takes the generic lookup, about 200 instructions, on every step).
+        # What ``step`` reads, as instance attributes: CPython 3.11 specialises reads of
+        # instance attributes only (a class default read through the instance takes the
+        # generic lookup, about 200 instructions, on every step).
         self.empty = False
         self.live = False
         self.codes: list[int] | None = None

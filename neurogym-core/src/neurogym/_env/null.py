@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from neurogym import spaces
+from neurogym._env.current import end_step
 from neurogym._env.env import TrialEnv
 
 __all__ = ["Null"]
@@ -51,16 +51,19 @@ class Null(TrialEnv):
         self.action_space = spaces.Discrete(1)
 
     def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
-        # One zero row per step of the trial: a step returns a view of its own row (a fresh
-        # array that shares no memory with another step's, as gymnasium requires), which
-        # costs less than a copy per step.
-        steps = math.floor(self.tmax / self.dt + 1e-9)
+        # One zero row per step of the trial (up to _MAX_ROWS): a step returns a view of its
+        # own row (a fresh array that shares no memory with another step's, as gymnasium
+        # requires), which costs less than a copy per step.
+        steps = min(end_step(self.tmax, self.dt), _MAX_ROWS)
         self._rows = np.zeros((max(steps, 1), 1), dtype=np.float32)
         return dict(kwargs)
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         try:
             ob = self._rows[self.t_ind]
-        except IndexError:  # tmax was raised during the trial
+        except IndexError:  # a trial longer than its rows (a raised or infinite tmax)
             ob = np.zeros(1, dtype=np.float32)
         return ob, 0.0, False, False, {}
+
+
+_MAX_ROWS = 4096  # steps of a trial served from its rows; later steps make a fresh array
