@@ -86,6 +86,44 @@ def test_an_edit_inside_an_attribute_takes_effect_at_the_next_trial(edit):
     assert {float(env.new_trial()["coh"]) for _ in range(6)} == {0.6}
 
 
+class _ClassDefaultTask(PrefetchTask):
+    scale = 1.0  # a class default: not in the instance dict until an env sets it
+
+    def _new_trials(self, b, **kwargs):
+        out = super()._new_trials(b, **kwargs)
+        b.set_param("scale", np.full(b.n, self.scale))
+        return out
+
+
+def test_a_new_public_attribute_drops_prefetched_trials_and_a_private_one_does_not():
+    env = _ClassDefaultTask()
+    env.reset(seed=0)
+    env.new_trial()
+    pool = env._pool
+    env._scratch = "private"  # an implementation detail: the stream goes on from the pool
+    env.new_trial()
+    assert env._pool is pool
+    env.scale = 3.0  # shadows the class default: the next trial is generated with it
+    assert float(env.new_trial()["scale"]) == 3.0
+    assert env._pool is not pool
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda a: setattr(a, "shape", (3, 1)),  # the same bytes, another shape
+        lambda a: setattr(a, "dtype", np.int64),  # the same bytes read as other numbers
+    ],
+)
+def test_an_in_place_reshape_or_retype_of_an_array_attribute_drops_the_pool(edit):
+    env = PrefetchTask()
+    env.reset(seed=0)
+    pool = env._pool
+    assert pool.usable(env)
+    edit(env.cohs)
+    assert not pool.usable(env)
+
+
 @pytest.mark.parametrize("clone", [lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy])
 def test_a_copy_keeps_its_prefetched_trials(clone):
     env = PrefetchTask()

@@ -115,6 +115,13 @@ def test_codes_agree_with_period_steps_of_a_ragged_batch():
             batch.dt,
         )
         assert single == grid[i, : batch.lengths[i]].tolist()
+    # the prefetch pool's per-row lists, from the periods' step indices
+    rows = env.rule.code_rows(
+        {name: first.tolist() for name, (first, _) in batch.periods.items()},
+        {name: stop.tolist() for name, (_, stop) in batch.periods.items()},
+        batch.lengths.tolist(),
+    )
+    assert rows == [grid[i, :steps].tolist() for i, steps in enumerate(batch.lengths)]
 
 
 class _GoNoGoTask(VarTask):

@@ -131,6 +131,36 @@ class StandardDecision:
             codes[first:stop] = [kind] * max(stop - first, 0)
         return codes
 
+    def code_rows(
+        self, first: Mapping[str, list[int]], stop: Mapping[str, list[int]], lengths: list[int]
+    ) -> list[list[int]]:
+        """:meth:`codes` of each trial of a batch, from its periods' step indices.
+
+        Args:
+            first: Period name to each trial's first step (``_to_steps(start_t)``).
+            stop: Period name to each trial's step after the period (``_to_steps(end_t)``).
+            lengths: Each trial's number of steps.
+
+        Returns:
+            One list per trial, equal to row ``i`` of :meth:`code_grid` cut to its length
+            (plain lists: a pool of prefetched trials needs no array for them).
+        """
+        spans = [
+            (kind, first[name], stop[name])
+            for kind, names in ((RESPOND, self.decision_periods), (FIXATE, self.fixation_periods))
+            for name in names
+            if name in first
+        ]
+        rows = []
+        for i, steps in enumerate(lengths):
+            codes = [NEUTRAL] * steps
+            for kind, firsts, stops in spans:
+                begin, end = max(firsts[i], 0), min(stops[i], steps)
+                if end > begin:
+                    codes[begin:end] = [kind] * (end - begin)
+            rows.append(codes)
+        return rows
+
     def code_grid(
         self,
         start_t: Mapping[str, np.ndarray],

@@ -14,15 +14,16 @@ the env's configuration is no longer the one the pool was generated from. The ru
 remembers its configuration** (every public attribute that is not per-step or per-trial
 state or gymnasium's ``metadata``/``spec``, and the number of edits of ``timing``): by
 identity, and for mutable containers (arrays, lists, dicts, sets) also by contents, so
-reassigning an attribute (``env.cohs = [...]``), editing one in place (``env.cohs[0] = 5``)
-or editing ``timing`` is seen at the next trial; a copy or an unpickled env keeps a valid
-pool. Trials forced with kwargs (``new_trial(ground_truth=1)``) are generated on their own
+reassigning an attribute (``env.cohs = [...]``), setting a new public one (``env.sigma = 2``
+over a class default), editing one in place (``env.cohs[0] = 5``, a reshape or a dtype
+change) or editing ``timing`` is seen at the next trial; a copy or an unpickled env keeps a
+valid pool. Trials forced with kwargs (``new_trial(ground_truth=1)``) are generated on their own
 and leave the pool alone.
 """
 
 from __future__ import annotations
 
-from operator import is_
+from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -78,26 +79,31 @@ def _configuration(env: TrialEnv) -> tuple[tuple[str, ...], tuple[Any, ...], int
     return names, tuple(state[k] for k in names), env.timing.version
 
 
-def _contents(value: Any) -> Any:
-    """What an in-place edit of a mutable container changes (None for other values)."""
-    kind = type(value)
-    if kind is np.ndarray:
-        return (value.dtype.str, value.shape, value.tobytes())
-    if kind is list or kind is dict or kind is set:
-        return kind(value)  # a shallow copy: compared with == (elements: see _same_contents)
-    return None
+def _one_tuple(names: tuple[str, ...]) -> Any:
+    """A getter of ``names``' values as a tuple, for fewer than two names."""
+    return lambda state: tuple(state[name] for name in names)
 
 
-def _same_contents(value: Any, contents: Any) -> bool:
-    """Whether ``value`` (the object the pool was generated with) still holds ``contents``."""
+def _snapshots(values: tuple[Any, ...]) -> tuple[list[tuple[Any, ...]], list[tuple[int, Any]]]:
+    """What in-place edits of the mutable containers among ``values`` would change.
+
+    Arrays: ``(index, shape, dtype, bytes)``; lists, dicts and sets: ``(index, shallow copy)``
+    (compared with ``==``, elements: see :func:`_same_container`). Other values: nothing.
+    """
+    arrays, containers = [], []
+    for i, value in enumerate(values):
+        kind = type(value)
+        if kind is np.ndarray:
+            arrays.append((i, value.shape, value.dtype, value.tobytes()))
+        elif kind is list or kind is dict or kind is set:
+            containers.append((i, kind(value)))
+    return arrays, containers
+
+
+def _same_container(value: Any, copy: Any) -> bool:
+    """Whether a list, dict or set still equals its shallow copy."""
     try:
-        if type(value) is np.ndarray:
-            return bool(
-                value.shape == contents[1]
-                and value.dtype.str == contents[0]
-                and value.tobytes() == contents[2]
-            )
-        return bool(value == contents)  # a list, dict or set against its shallow copy
+        return bool(value == copy)
     except (TypeError, ValueError):  # elements numpy cannot compare as one bool: regenerate
         return False
 
@@ -115,44 +121,40 @@ class TrialPool:
         self.size = batch.size
         self.next = 0
         self.names, self.values, self.timing_version = _configuration(env)
-        self.contents = [
-            (i, snapshot)
-            for i, value in enumerate(self.values)
-            if (snapshot := _contents(value)) is not None
-        ]
+        self.arrays, self.containers = _snapshots(self.values)
+        self.attribute_count = len(vars(env))  # an attribute set since: are names the same?
+        getter: Any = itemgetter  # (mypy cannot type itemgetter(*names))
+        self._held = getter(*self.names) if len(self.names) > 1 else _one_tuple(self.names)
+        size = self.size
         self.lengths: list[int] = batch.lengths.tolist()
         # per period: its name and, per row, start_t, end_t, start_ind, end_ind, duration
-        # (all periods converted at once: a pool is made every BLOCK trials)
+        # (all periods converted at once: a pool is made every BLOCK trials; a fixed period's
+        # times may be scalars, which the row assignment broadcasts)
         names = list(batch.start_t)
-        self.tmax: list[float] = [0.0] * self.size
+        self.tmax: list[float] = [0.0] * size
         self.periods: list[tuple[Any, ...]] = []
         if names:
-            dt = env.dt
-            start = np.stack([np.broadcast_to(batch.start_t[n], (self.size,)) for n in names])
-            end = np.stack([np.broadcast_to(batch.end_t[n], (self.size,)) for n in names])
-            per_period = zip(
-                names,
-                start.tolist(),
-                end.tolist(),
-                _to_steps(start, dt).tolist(),
-                _to_steps(end, dt).tolist(),
-                (end - start).tolist(),
-                strict=True,
-            )
+            count = len(names)
+            times = np.empty((2 * count, size))  # start times, then end times
+            for i, name in enumerate(names):
+                times[i] = batch.start_t[name]
+                times[count + i] = batch.end_t[name]
+            as_lists, steps = times.tolist(), _to_steps(times, env.dt).tolist()
+            durations = (times[count:] - times[:count]).tolist()
+            starts, ends, firsts, stops = as_lists[:count], as_lists[count:], steps, steps[count:]
+            per_period = zip(names, starts, ends, firsts[:count], stops, durations, strict=True)
             self.periods = list(per_period)
-            self.tmax = end.max(axis=0).tolist()
+            self.tmax = times[count:].max(axis=0).tolist()
         keys = list(batch.trial)
-        columns = [batch.trial[k] for k in keys]
-        self.trials = [
-            {key: column[i] for key, column in zip(keys, columns, strict=True)}
-            for i in range(self.size)
-        ]
+        rows = zip(*(batch.trial[key] for key in keys), strict=True) if keys else ((),) * size
+        self.trials = [dict(zip(keys, row, strict=True)) for row in rows]
         self.gt_lists = self._gt_lists(batch)
         rule = env.rule
         self.codes: list[list[int]] | None = None
         if rule is not None:
-            grid = rule.code_grid(batch.start_t, batch.end_t, batch.lengths, float(env.dt))
-            self.codes = [grid[i, : self.lengths[i]].tolist() for i in range(self.size)]
+            first = {name: steps for name, _, _, steps, _, _ in self.periods}
+            stop = {name: steps for name, _, _, _, steps, _ in self.periods}
+            self.codes = rule.code_rows(first, stop, self.lengths)
 
     def _gt_lists(self, batch: TrialBatch) -> list[Any]:
         """Each row's ground truth per step, as ``step`` compares it with actions."""
@@ -173,15 +175,40 @@ class TrialPool:
         if self.next >= self.size or env.timing.version != self.timing_version:
             return False
         state = vars(env)
+        if len(state) != self.attribute_count and not self._same_names(env):
+            return False
         try:
-            held = tuple(map(state.__getitem__, self.names))
+            held = self._held(state)
         except KeyError:  # an attribute was deleted
             return False
         if not all(map(is_, held, self.values)):
             if not all(map(_same, held, self.values)):
                 return False
             self.values = held  # equal numbers (an unpickled env): the same objects from now on
-        return all(_same_contents(held[i], snapshot) for i, snapshot in self.contents)
+        # held[i] is the very array the pool was generated with: only its contents can differ
+        for i, shape, dtype, data in self.arrays:
+            array = held[i]
+            # (``dtype is not``: an equal dtype can be another object, in an unpickled pool)
+            if (
+                array.tobytes() != data
+                or array.shape != shape
+                or (array.dtype is not dtype and array.dtype != dtype)
+            ):
+                return False
+        return not self.containers or all(
+            _same_container(held[i], copy) for i, copy in self.containers
+        )
+
+    def _same_names(self, env: TrialEnv) -> bool:
+        """Whether the env's public attributes are still those the pool was generated with.
+
+        Called when the env gained or lost attributes: a new public one (``env.sigma = 2``
+        shadowing a class default) is a new configuration; a new private one is not.
+        """
+        if _configuration(env)[0] != self.names:
+            return False
+        self.attribute_count = len(vars(env))
+        return True
 
     def take(self) -> int:
         """The index of the next unused row."""

@@ -65,6 +65,16 @@ class TrialBatch:
         return {key: value[i] for key, value in self.trial.items()}
 
 
+def per_trial(value: Any, n: int) -> np.ndarray:
+    """``value`` (a number or an array) as ``(n,)``: itself if it is one, else a broadcast view.
+
+    ``np.broadcast_to`` checks its arguments in Python; most values are already ``(n,)``.
+    """
+    if type(value) is np.ndarray and value.shape == (n,):
+        return value
+    return np.broadcast_to(value, (n,))
+
+
 def _apply(sub: np.ndarray, val: Any, reset: bool) -> None:
     """``sub[...] = val`` or ``sub += val``, fast for large, narrow 3-D views.
 

@@ -19,6 +19,7 @@ from neurogym._trials.batch import (
     TrialBatch,
     _apply,
     action_table,
+    per_trial,
     period_columns,
     refuse_empty_trials,
     scatter_rows,
@@ -174,7 +175,7 @@ class BatchBuilder(TrialVariables):
         tmax = self.tmax_ms
         if isinstance(tmax, float):
             return np.full(self.n, _to_steps(tmax, self.dt), dtype=np.intp)
-        return np.broadcast_to(_to_steps(tmax, self.dt), (self.n,)).astype(np.intp)
+        return per_trial(_to_steps(tmax, self.dt), self.n).astype(np.intp)
 
     @property
     def steps(self) -> int:
@@ -256,9 +257,8 @@ class BatchBuilder(TrialVariables):
             start, end = _to_steps(start, self.dt), _to_steps(end, self.dt)
         if isinstance(start, int) and isinstance(end, int):
             return slice(start, max(start, end)), start, end
-        start = np.broadcast_to(start, (self.n,))
-        end = np.broadcast_to(end, (self.n,))
-        if np.all(start == start[0]) and np.all(end == end[0]):
+        start, end = per_trial(start, self.n), per_trial(end, self.n)
+        if (start == start[0]).all() and (end == end[0]).all():
             return slice(int(start[0]), max(int(start[0]), int(end[0]))), start, end
         return None, start, end
 
@@ -478,7 +478,7 @@ class BatchBuilder(TrialVariables):
         for name in as_period_list(period, self.start_t):
             sl, start, end = self._cells(name)
             if sl is None:
-                if not np.any(end > start):  # empty in every trial: nothing to draw
+                if not (end > start).any():  # empty in every trial: nothing to draw
                     continue
                 cell = ob.shape[2:] if idx is None else ob[0, 0][..., idx].shape
                 if isinstance(rng, RowGenerators):  # each row draws its own period length

@@ -68,7 +68,8 @@ def sample_duration(builder: BatchBuilder, period: str) -> Bound:
     if isinstance(raw, float):
         empty = floored == 0 and raw > 0
     else:
-        empty = bool(np.any((floored == 0) & (raw > 0)))
+        zeroed = (floored == 0) & (raw > 0)  # an array: its method skips np.any's wrapper
+        empty = bool(zeroed.any() if type(zeroed) is np.ndarray else zeroed)
     if empty:
         env._warn_empty_period(period, spec.raw)
     return floored

@@ -57,10 +57,8 @@ def go_target(b: BatchBuilder, production: np.ndarray, period: str) -> None:
     """
     b.set_target(0, period)  # the loss mask: the whole period, target 0 (wait)
     start, end = b.period_steps(period)
-    start = np.broadcast_to(np.asarray(start), (b.n,))
-    end = np.broadcast_to(np.asarray(end), (b.n,))
     go_step = np.floor(np.asarray(production, dtype=float) / b.env.dt + 1e-9).astype(np.intp)
-    go = start + np.broadcast_to(go_step, (b.n,))
+    go = np.broadcast_to(start + go_step, (b.n,))  # bounds and durations: numbers or (B,)
     rows = np.flatnonzero(go < end)
     b.gt[rows, go[rows]] = 1  # inside the period, so inside the mask
 
