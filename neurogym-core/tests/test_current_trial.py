@@ -66,6 +66,17 @@ def test_prefetched_trials_are_dropped_when_timing_is_edited_in_place():
     assert env.end_t["decision"] - env.start_t["decision"] == 300
 
 
+def test_prefetched_trials_are_dropped_when_timing_is_replaced():
+    # a new TimingDict can have made as many edits as the old one: its identity counts too
+    env = PrefetchTask()
+    env.reset(seed=0)
+    env.new_trial()
+    env.timing = {**env.timing, "decision": 700}
+    assert env.timing.version == env._pool.timing_version
+    env.new_trial()
+    assert env.end_t["decision"] - env.start_t["decision"] == 700
+
+
 @pytest.mark.parametrize(
     "edit",
     [

@@ -143,7 +143,8 @@ class StandardDecision:
 
         Returns:
             One list per trial, equal to row ``i`` of :meth:`code_grid` cut to its length
-            (plain lists: a pool of prefetched trials needs no array for them).
+            (plain lists, never edited in place: trials with the same spans share one; a
+            pool of prefetched trials needs no array for them).
         """
         spans = [
             (kind, first[name], stop[name])
@@ -152,12 +153,16 @@ class StandardDecision:
             if name in first
         ]
         rows = []
+        made: dict[tuple[int, ...], list[int]] = {}  # trials with the same spans share a list
         for i, steps in enumerate(lengths):
-            codes = [NEUTRAL] * steps
-            for kind, firsts, stops in spans:
-                begin, end = max(firsts[i], 0), min(stops[i], steps)
-                if end > begin:
-                    codes[begin:end] = [kind] * (end - begin)
+            key = (steps, *[bound[i] for _, firsts, stops in spans for bound in (firsts, stops)])
+            codes = made.get(key)
+            if codes is None:
+                codes = made[key] = [NEUTRAL] * steps
+                for kind, firsts, stops in spans:
+                    begin, end = max(firsts[i], 0), min(stops[i], steps)
+                    if end > begin:
+                        codes[begin:end] = [kind] * (end - begin)
             rows.append(codes)
         return rows
 

@@ -12,13 +12,13 @@ creation (:func:`refuse_prefetch_setting`).
 A pool is discarded (and the next block generated) when it is used up, on ``reset``, and when
 the env's configuration is no longer the one the pool was generated from. The rule: **a pool
 remembers its configuration** (every public attribute that is not per-step or per-trial
-state or gymnasium's ``metadata``/``spec``, and the number of edits of ``timing``): by
-identity, and for mutable containers (arrays, lists, dicts, sets) also by contents, so
-reassigning an attribute (``env.cohs = [...]``), setting a new public one (``env.sigma = 2``
-over a class default), editing one in place (``env.cohs[0] = 5``, a reshape or a dtype
-change) or editing ``timing`` is seen at the next trial; a copy or an unpickled env keeps a
-valid pool. Trials forced with kwargs (``new_trial(ground_truth=1)``) are generated on their own
-and leave the pool alone.
+state or gymnasium's ``metadata``/``spec``, and the ``timing`` object and its number of
+edits): by identity, and for mutable containers (arrays, lists, dicts, sets) also by
+contents, so reassigning an attribute (``env.cohs = [...]``), setting a new public one
+(``env.sigma = 2`` over a class default), editing one in place (``env.cohs[0] = 5``, a
+reshape or a dtype change) or editing or replacing ``timing`` is seen at the next trial; a
+copy or an unpickled env keeps a valid pool. Trials forced with kwargs
+(``new_trial(ground_truth=1)``) are generated on their own and leave the pool alone.
 """
 
 from __future__ import annotations
@@ -72,11 +72,11 @@ def _same(held: Any, generated_with: Any) -> bool:
     )
 
 
-def _configuration(env: TrialEnv) -> tuple[tuple[str, ...], tuple[Any, ...], int]:
-    """The env's configuration objects: public attribute names, their values, timing edits."""
+def _configuration(env: TrialEnv) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """The env's configuration objects: public attribute names and their values."""
     state = vars(env)
     names = tuple(k for k in state if k[0] != "_" and k not in DYNAMIC_ATTRIBUTES)
-    return names, tuple(state[k] for k in names), env.timing.version
+    return names, tuple(state[k] for k in names)
 
 
 def _one_tuple(names: tuple[str, ...]) -> Any:
@@ -120,7 +120,9 @@ class TrialPool:
         self.batch = batch
         self.size = batch.size
         self.next = 0
-        self.names, self.values, self.timing_version = _configuration(env)
+        self.names, self.values = _configuration(env)
+        # ``env.timing`` (a property over ``_timing``): the object, and its number of edits
+        self.timing, self.timing_version = env._timing, env._timing.version
         self.arrays, self.containers = _snapshots(self.values)
         self.attribute_count = len(vars(env))  # an attribute set since: are names the same?
         getter: Any = itemgetter  # (mypy cannot type itemgetter(*names))
@@ -172,7 +174,10 @@ class TrialPool:
 
     def usable(self, env: TrialEnv) -> bool:
         """Whether a trial is left and the env holds the configuration it was generated from."""
-        if self.next >= self.size or env.timing.version != self.timing_version:
+        timing = env._timing
+        if self.next >= self.size or timing is not self.timing:
+            return False
+        if timing.version != self.timing_version:
             return False
         state = vars(env)
         if len(state) != self.attribute_count and not self._same_names(env):
@@ -195,9 +200,10 @@ class TrialPool:
                 or (array.dtype is not dtype and array.dtype != dtype)
             ):
                 return False
-        return not self.containers or all(
-            _same_container(held[i], copy) for i, copy in self.containers
-        )
+        for i, copy in self.containers:  # noqa: SIM110 (a loop: cheaper than all(<generator>))
+            if not _same_container(held[i], copy):
+                return False
+        return True
 
     def _same_names(self, env: TrialEnv) -> bool:
         """Whether the env's public attributes are still those the pool was generated with.
