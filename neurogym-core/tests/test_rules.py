@@ -124,6 +124,20 @@ def test_codes_agree_with_period_steps_of_a_ragged_batch():
     assert rows == [grid[i, :steps].tolist() for i, steps in enumerate(batch.lengths)]
 
 
+def test_code_rows_of_trials_with_the_same_spans_are_the_grid_rows():
+    env = VarTask()
+    env.timing = {"fixation": 200, "stimulus": 300, "delay": 0, "decision": 100}
+    batch = env.new_trials(8)
+    grid = env.rule.code_grid(batch.start_t, batch.end_t, batch.lengths, batch.dt)
+    rows = env.rule.code_rows(
+        {name: first.tolist() for name, (first, _) in batch.periods.items()},
+        {name: stop.tolist() for name, (_, stop) in batch.periods.items()},
+        batch.lengths.tolist(),
+    )
+    assert rows == grid.tolist()
+    assert rows[0] == [FIXATE, FIXATE, NEUTRAL, NEUTRAL, NEUTRAL, RESPOND]
+
+
 class _GoNoGoTask(VarTask):
     """VarTask with go (gt 1 or 2) and no-go (gt 0, fixate) trials under GoNoGoDecision."""
 

@@ -146,25 +146,31 @@ class StandardDecision:
             (plain lists, never edited in place: trials with the same spans share one; a
             pool of prefetched trials needs no array for them).
         """
-        spans = [
-            (kind, first[name], stop[name])
-            for kind, names in ((RESPOND, self.decision_periods), (FIXATE, self.fixation_periods))
-            for name in names
-            if name in first
-        ]
-        rows = []
-        made: dict[tuple[int, ...], list[int]] = {}  # trials with the same spans share a list
-        for i, steps in enumerate(lengths):
-            key = (steps, *[bound[i] for _, firsts, stops in spans for bound in (firsts, stops)])
-            codes = made.get(key)
-            if codes is None:
-                codes = made[key] = [NEUTRAL] * steps
-                for kind, firsts, stops in spans:
-                    begin, end = max(firsts[i], 0), min(stops[i], steps)
-                    if end > begin:
-                        codes[begin:end] = [kind] * (end - begin)
-            rows.append(codes)
-        return rows
+        kinds: list[int] = []
+        bounds: list[list[int]] = []
+        for kind, names in ((RESPOND, self.decision_periods), (FIXATE, self.fixation_periods)):
+            for name in names:
+                if name in first:
+                    kinds.append(kind)
+                    bounds += (first[name], stop[name])
+        # one list per distinct (steps, bounds...): trials with the same spans share it
+        columns = [lengths, *bounds]
+        if lengths and all(column.count(column[0]) == len(column) for column in columns):
+            return [self._codes_of(tuple(column[0] for column in columns), kinds)] * len(lengths)
+        keys = list(zip(*columns, strict=True))
+        made = {key: self._codes_of(key, kinds) for key in set(keys)}
+        return [made[key] for key in keys]
+
+    @staticmethod
+    def _codes_of(key: tuple[int, ...], kinds: list[int]) -> list[int]:
+        """The codes of one trial from ``(steps, first_0, stop_0, first_1, ...)``."""
+        steps = key[0]
+        codes = [NEUTRAL] * steps
+        for i, kind in enumerate(kinds):
+            begin, end = max(key[1 + 2 * i], 0), min(key[2 + 2 * i], steps)
+            if end > begin:
+                codes[begin:end] = [kind] * (end - begin)
+        return codes
 
     def code_grid(
         self,

@@ -75,8 +75,19 @@ def _same(held: Any, generated_with: Any) -> bool:
 def _configuration(env: TrialEnv) -> tuple[tuple[str, ...], tuple[Any, ...]]:
     """The env's configuration objects: public attribute names and their values."""
     state = vars(env)
-    names = tuple(k for k in state if k[0] != "_" and k not in DYNAMIC_ATTRIBUTES)
+    keys = tuple(state)
+    names = _NAMES.get(keys)
+    if names is None:  # (an env's attribute names rarely change: filter them once)
+        if len(_NAMES) >= 256:
+            _NAMES.clear()
+        names = _NAMES[keys] = tuple(
+            k for k in keys if k[0] != "_" and k not in DYNAMIC_ATTRIBUTES
+        )
     return names, tuple(state[k] for k in names)
+
+
+_NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}
+"""An env's attribute names to its configuration's names (:func:`_configuration`)."""
 
 
 def _one_tuple(names: tuple[str, ...]) -> Any:
@@ -164,7 +175,10 @@ class TrialPool:
         if gt is None:
             return [[] for _ in range(self.size)]
         if gt.ndim == 2:  # scalar actions: Python numbers, fast to compare
-            return [row[:steps] for row, steps in zip(gt.tolist(), self.lengths, strict=True)]
+            rows: list[Any] = gt.tolist()
+            if self.size and len(rows[0]) == min(self.lengths):  # all as long as the batch
+                return rows
+            return [row[:steps] for row, steps in zip(rows, self.lengths, strict=True)]
         return [list(gt[i, :steps]) for i, steps in enumerate(self.lengths)]
 
     @classmethod
