@@ -89,6 +89,17 @@ def test_a_bad_list_of_names_names_the_problem(where, error, message):
         env._where(where)
 
 
+def test_a_list_where_is_resolved_again_for_a_replaced_space():
+    env = _Named("names")
+    np.testing.assert_array_equal(env._where(["cue", "stimulus"]), [3, 1, 2])
+    assert env._where(["cue", "stimulus"]) is env._where(["cue", "stimulus"])  # cached
+    env.observation_space = spaces.Box(
+        -np.inf, np.inf, shape=(4,), dtype=np.float32,
+        name={"fixation": 0, "stimulus": [2, 3], "cue": 1},
+    )  # fmt: skip
+    assert env._where(["cue", "stimulus"]) == slice(1, 4)
+
+
 def test_a_bad_list_of_action_names_lists_the_valid_ones():
     env = _Named("names")
     env.reset(seed=0)

@@ -287,16 +287,20 @@ class AuthoringMixin:
     def _where(self, where: WhereArg, space: str = "observation") -> Any:
         """Resolves a ``where=`` argument against the observation (or action) space.
 
-        Results for names, ints and ranges are cached per space object (the cache entry keeps
-        the space itself, so a replaced space is never served a stale index).
+        Results for names, ints, ranges and lists or tuples of names or ints are cached per
+        space object (the cache entry keeps the space itself, so a replaced space is never
+        served a stale index).
         """
         if where is None:
             return None
         target = self.observation_space if space == "observation" else self.action_space
-        if not isinstance(where, (str, int, range)):
+        if isinstance(where, (str, int, range)):
+            key: Any = (space, where)  # a range hashes by its start, stop and step
+        elif isinstance(where, (list, tuple)) and all(type(w) in (str, int) for w in where):
+            key = (space, type(where), *where)
+        else:
             return resolve_where(where, target, space)
         cache = self.__dict__.setdefault("_where_cache", {})
-        key = (space, where)  # a range hashes by its start, stop and step
         hit = cache.get(key)
         if hit is None or hit[0] is not target:
             hit = cache[key] = (target, resolve_where(where, target, space))
