@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import copy
+import math
 from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from neurogym.timing import _floor_to_dt, check_drawn, trunc_exp
+from neurogym.timing import EPS, _floor_to_dt, check_drawn, trunc_exp
 
 if TYPE_CHECKING:
     from neurogym._env.env import TrialEnv
@@ -27,18 +28,18 @@ def sample_duration(builder: BatchBuilder, period: str) -> Bound:
     empty period, and refuses an ``until`` time the trial has already passed.
     """
     env = builder.env
-    if period not in env.timing:
+    spec = env._timing._parsed.get(period)  # (env.timing: a property; spec(): a method)
+    if spec is None:
         raise KeyError(
             f"period {period!r} has no timing and no explicit duration; "
             f"timing has {sorted(env.timing)}"
         )
-    spec = env.timing.spec(period)
     dt = builder.dt
     kind = spec.kind
     if kind == "constant":
         raw: Bound = spec.args[0]
         if raw >= 0:  # the common case: floor once, no warning check needed unless empty
-            constant = _floor_to_dt(raw, dt)
+            constant = math.floor(raw / dt + EPS) * dt  # _floor_to_dt of a number, inlined
             if constant == 0 and raw > 0:
                 env._warn_empty_period(period, spec.raw)
             return constant
