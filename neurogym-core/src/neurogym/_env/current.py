@@ -107,6 +107,11 @@ def _set_row_periods(current: CurrentTrial) -> None:
     current.start_ind, current.end_ind, current.durations = start_ind, end_ind, durations
 
 
+def _as_float(bound: Any) -> float:
+    """A one-trial bound that is not a Python float (a number, or a one-element array)."""
+    return float(bound) if isinstance(bound, (int, float)) else float(bound.item())
+
+
 class CurrentTrial:
     """One trial made current: arrays, periods, parameters and the tables ``step`` reads.
 
@@ -274,14 +279,15 @@ class CurrentTrial:
         floor = math.floor
         for name, start in builder.start_t.items():
             end = builder.end_t[name]
-            start_t[name] = first = float(start) if isinstance(start, float) else float(start[0])
-            end_t[name] = last = float(end) if isinstance(end, float) else float(end[0])
+            # a float, or a (1,) array or numpy scalar: .item() gives its Python float
+            start_t[name] = first = start if type(start) is float else _as_float(start)
+            end_t[name] = last = end if type(end) is float else _as_float(end)
             start_ind[name] = floor(first / dt + EPS)  # _to_steps, inlined
             end_ind[name] = floor(last / dt + EPS)
             durations[name] = last - first
         if builder.start_t:
             tmax = builder.tmax_ms
-            self.tmax_ms = float(tmax) if isinstance(tmax, float) else float(tmax[0])
+            self.tmax_ms = tmax if type(tmax) is float else _as_float(tmax)
             self.end_step = steps = _to_steps(self.tmax_ms, dt)
             self.tmax = steps * dt
 

@@ -51,16 +51,20 @@ class Null(TrialEnv):
         self.action_space = spaces.Discrete(1)
 
     def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
-        # One zero row per step of the trial (up to _MAX_ROWS): a step returns a view of its
-        # own row (a fresh array that shares no memory with another step's, as gymnasium
-        # requires), which costs less than a copy per step.
-        steps = min(end_step(self.tmax, self.dt), _MAX_ROWS)
-        self._rows = np.zeros((max(steps, 1), 1), dtype=np.float32)
+        self._rows: list[np.ndarray] | None = None  # made at the trial's first step
         return dict(kwargs)
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        # One zero row per step of the trial (up to _MAX_ROWS): a step returns its own row
+        # (a fresh array that shares no memory with another step's, as gymnasium requires),
+        # made with the others by one list() over the rows, which costs less than a copy
+        # or an index per step.
+        rows = self._rows
+        if rows is None:
+            steps = min(end_step(self.tmax, self.dt), _MAX_ROWS)
+            rows = self._rows = list(np.zeros((max(steps, 1), 1), dtype=np.float32))
         try:
-            ob = self._rows[self.t_ind]
+            ob = rows[self.t_ind]
         except IndexError:  # a trial longer than its rows (a raised or infinite tmax)
             ob = np.zeros(1, dtype=np.float32)
         return ob, 0.0, False, False, {}
