@@ -154,8 +154,9 @@ class TrialPool:
                 times[count + i] = batch.end_t[name]
             as_lists, steps = times.tolist(), _to_steps(times, env.dt).tolist()
             durations = (times[count:] - times[:count]).tolist()
-            starts, ends, firsts, stops = as_lists[:count], as_lists[count:], steps, steps[count:]
-            per_period = zip(names, starts, ends, firsts[:count], stops, durations, strict=True)
+            starts, ends = as_lists[:count], as_lists[count:]
+            firsts, stops = steps[:count], steps[count:]
+            per_period = zip(names, starts, ends, firsts, stops, durations, strict=True)
             self.periods = list(per_period)
             self.tmax = times[count:].max(axis=0).tolist()
         keys = list(batch.trial)
