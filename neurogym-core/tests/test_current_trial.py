@@ -119,6 +119,17 @@ def test_a_new_public_attribute_drops_prefetched_trials_and_a_private_one_does_n
     assert env._pool is not pool
 
 
+def test_a_new_public_attribute_is_seen_when_a_private_one_went_at_the_same_time():
+    # the env has as many attributes as the pool saw: its last one tells them apart
+    env = _ClassDefaultTask()
+    env._scratch = "private"
+    env.reset(seed=0)
+    env.new_trial()
+    del env._scratch
+    env.scale = 2.0
+    assert float(env.new_trial()["scale"]) == 2.0
+
+
 @pytest.mark.parametrize(
     "edit",
     [

@@ -90,6 +90,11 @@ _NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}
 """An env's attribute names to its configuration's names (:func:`_configuration`)."""
 
 
+def _attribute_marks(state: dict[str, Any]) -> tuple[int, str | None]:
+    """The number of an env's attributes and the last one set (None without attributes)."""
+    return len(state), next(reversed(state), None)
+
+
 def _one_tuple(names: tuple[str, ...]) -> Any:
     """A getter of ``names``' values as a tuple, for fewer than two names."""
     return lambda state: tuple(state[name] for name in names)
@@ -135,7 +140,8 @@ class TrialPool:
         # ``env.timing`` (a property over ``_timing``): the object, and its number of edits
         self.timing, self.timing_version = env._timing, env._timing.version
         self.arrays, self.containers = _snapshots(self.values)
-        self.attribute_count = len(vars(env))  # an attribute set since: are names the same?
+        # An attribute set since (a new key is the dict's last): are the names the same?
+        self.attribute_count, self.last_attribute = _attribute_marks(vars(env))
         getter: Any = itemgetter  # (mypy cannot type itemgetter(*names))
         self._held = getter(*self.names) if len(self.names) > 1 else _one_tuple(self.names)
         size = self.size
@@ -195,7 +201,10 @@ class TrialPool:
         if timing.version != self.timing_version:
             return False
         state = vars(env)
-        if len(state) != self.attribute_count and not self._same_names(env):
+        if (
+            len(state) != self.attribute_count
+            or next(reversed(state), None) is not self.last_attribute
+        ) and not self._same_names(env):
             return False
         try:
             held = self._held(state)
@@ -223,12 +232,14 @@ class TrialPool:
     def _same_names(self, env: TrialEnv) -> bool:
         """Whether the env's public attributes are still those the pool was generated with.
 
-        Called when the env gained or lost attributes: a new public one (``env.sigma = 2``
-        shadowing a class default) is a new configuration; a new private one is not.
+        Called when the env gained or lost attributes (its number of attributes or its last
+        one changed: a new attribute is the instance dict's last key, even when another was
+        deleted): a new public one (``env.sigma = 2`` shadowing a class default) is a new
+        configuration; a new private one is not.
         """
         if _configuration(env)[0] != self.names:
             return False
-        self.attribute_count = len(vars(env))
+        self.attribute_count, self.last_attribute = _attribute_marks(vars(env))
         return True
 
     def take(self) -> int:
