@@ -16,7 +16,7 @@ single env (``TrialEnv._step``) and the native vector env (``neurogym.vector``) 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -104,19 +104,38 @@ class StandardDecision:
         del rewards, hit, held
         return 0.0, False
 
+    def _painted(self, present: Mapping[str, Any]) -> list[tuple[int, str]]:
+        """``(code, period)`` of each rule period in ``present``, in painting order.
+
+        Decision periods come first so that fixation, painted last, wins where they overlap.
+        """
+        return [
+            (kind, name)
+            for kind, names in ((RESPOND, self.decision_periods), (FIXATE, self.fixation_periods))
+            for name in names
+            if name in present
+        ]
+
     def _spans(
         self, start_t: Mapping[str, Any], end_t: Mapping[str, Any], dt: float
     ) -> Iterator[tuple[int, Any, Any]]:
         """``(code, first step, stop step)`` of each rule period, in painting order.
 
-        Decision periods come first so that fixation, painted last, wins where they overlap.
         Steps follow the builder's rule (``_to_steps``), so codes cover exactly the steps the
         period's observations and ground truth were written to.
         """
-        for kind, names in ((RESPOND, self.decision_periods), (FIXATE, self.fixation_periods)):
-            for name in names:
-                if name in start_t:
-                    yield kind, _to_steps(start_t[name], dt), _to_steps(end_t[name], dt)
+        for kind, name in self._painted(start_t):
+            yield kind, _to_steps(start_t[name], dt), _to_steps(end_t[name], dt)
+
+    @staticmethod
+    def _paint(steps: int, spans: Iterable[tuple[int, int, int]]) -> list[int]:
+        """The codes of one trial of ``steps`` steps from its ``(code, first, stop)`` spans."""
+        codes = [NEUTRAL] * steps
+        for kind, first, stop in spans:
+            first, stop = max(first, 0), min(stop, steps)
+            if stop > first:
+                codes[first:stop] = [kind] * (stop - first)
+        return codes
 
     def codes(
         self, start_t: dict[str, float], end_t: dict[str, float], steps: int, dt: float
@@ -125,11 +144,7 @@ class StandardDecision:
 
         Step ``k`` is in a period when ``floor(start / dt) <= k < floor(end / dt)``.
         """
-        codes = [NEUTRAL] * steps
-        for kind, first, stop in self._spans(start_t, end_t, dt):
-            first, stop = max(first, 0), min(stop, steps)
-            codes[first:stop] = [kind] * max(stop - first, 0)
-        return codes
+        return self._paint(steps, self._spans(start_t, end_t, dt))
 
     def code_rows(
         self, first: Mapping[str, list[int]], stop: Mapping[str, list[int]], lengths: list[int]
@@ -146,31 +161,19 @@ class StandardDecision:
             (plain lists, never edited in place: trials with the same spans share one; a
             pool of prefetched trials needs no array for them).
         """
-        kinds: list[int] = []
-        bounds: list[list[int]] = []
-        for kind, names in ((RESPOND, self.decision_periods), (FIXATE, self.fixation_periods)):
-            for name in names:
-                if name in first:
-                    kinds.append(kind)
-                    bounds += (first[name], stop[name])
-        # one list per distinct (steps, bounds...): trials with the same spans share it
-        columns = [lengths, *bounds]
-        if lengths and all(column.count(column[0]) == len(column) for column in columns):
-            return [self._codes_of(tuple(column[0] for column in columns), kinds)] * len(lengths)
-        keys = list(zip(*columns, strict=True))
-        made = {key: self._codes_of(key, kinds) for key in set(keys)}
-        return [made[key] for key in keys]
+        painted = self._painted(first)
+        kinds = [kind for kind, _ in painted]
+        columns = [lengths, *[bounds[name] for _, name in painted for bounds in (first, stop)]]
 
-    @staticmethod
-    def _codes_of(key: tuple[int, ...], kinds: list[int]) -> list[int]:
-        """The codes of one trial from ``(steps, first_0, stop_0, first_1, ...)``."""
-        steps = key[0]
-        codes = [NEUTRAL] * steps
-        for i, kind in enumerate(kinds):
-            begin, end = max(key[1 + 2 * i], 0), min(key[2 + 2 * i], steps)
-            if end > begin:
-                codes[begin:end] = [kind] * (end - begin)
-        return codes
+        def codes_of(key: tuple[int, ...]) -> list[int]:  # key: (steps, first_0, stop_0, ...)
+            return self._paint(key[0], zip(kinds, key[1::2], key[2::2], strict=True))
+
+        # one list per distinct key, shared by its trials
+        if lengths and all(column.count(column[0]) == len(column) for column in columns):
+            return [codes_of(tuple(column[0] for column in columns))] * len(lengths)
+        keys = list(zip(*columns, strict=True))
+        made = {key: codes_of(key) for key in set(keys)}
+        return [made[key] for key in keys]
 
     def code_grid(
         self,

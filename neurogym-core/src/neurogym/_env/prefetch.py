@@ -196,12 +196,14 @@ class TrialPool:
     def usable(self, env: TrialEnv) -> bool:
         """Whether a trial is left and the env holds the configuration it was generated from."""
         timing = env._timing
-        if self.next >= self.size or timing is not self.timing:
-            return False
-        if timing.version != self.timing_version:
+        if (
+            self.next >= self.size
+            or timing is not self.timing
+            or timing.version != self.timing_version
+        ):
             return False
         state = vars(env)
-        if (
+        if (  # _attribute_marks, inlined (a served trial's path)
             len(state) != self.attribute_count
             or next(reversed(state), None) is not self.last_attribute
         ) and not self._same_names(env):
