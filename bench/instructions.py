@@ -10,6 +10,7 @@ Usage::
     python bench/instructions.py --upstream VENV/bin/python --what step --n 5000 \
         Null Bandit HierarchicalReasoning
     python bench/instructions.py --what new_trial --n 500 HierarchicalReasoning
+    python bench/instructions.py --what new_trials --n 50 PerceptualDecisionMaking  # B = 256
 
 Needs valgrind (``apt-get install valgrind``); about 1 minute per side for ours, several for
 upstream (its import is slow under valgrind).
@@ -40,6 +41,14 @@ for name in names:
         os.getppid()
         for i in range(n):
             env.step(actions[i % 4096])
+        os.getppid()
+    elif what == "new_trials":  # ours only: a batch of 256 trials from the builder
+        task = env.unwrapped
+        for _ in range(20):
+            task.new_trials(256)
+        os.getppid()
+        for _ in range(n):
+            task.new_trials(256)
         os.getppid()
     else:
         task = env.unwrapped
@@ -79,12 +88,14 @@ def main(argv: list[str] | None = None) -> int:
     """Print a table: task, instructions (ours), instructions (upstream), ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tasks", nargs="+")
-    parser.add_argument("--what", choices=("step", "new_trial"), default="step")
+    parser.add_argument("--what", choices=("step", "new_trial", "new_trials"), default="step")
     parser.add_argument("--n", type=int, default=5000, help="units measured per task")
     parser.add_argument("--upstream", help="python of a venv with neurogym==2.3.1")
     args = parser.parse_args(argv)
     ours = count(sys.executable, "ours", args.what, args.n, args.tasks)
-    theirs = count(args.upstream, "up", args.what, args.n, args.tasks) if args.upstream else {}
+    theirs = {}
+    if args.upstream and args.what != "new_trials":  # upstream has no batch builder
+        theirs = count(args.upstream, "up", args.what, args.n, args.tasks)
     print(f"instructions per {args.what}")
     print("| task | ours | upstream 2.3.1 | upstream / ours |\n|---|---:|---:|---:|")
     for name in args.tasks:

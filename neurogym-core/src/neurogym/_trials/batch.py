@@ -285,7 +285,7 @@ def refuse_empty_trials(env: Any, lengths: np.ndarray, periods: list[str], dt: f
     Single envs, batches and vector envs all build trials here; tasks without periods
     (``Null``, ``Bandit``) do not call it.
     """
-    if np.any(np.asarray(lengths) < 1):
+    if lengths.min() < 1:
         timing = getattr(env, "timing", None)
         raise ValueError(
             f"{type(env).__name__} generated a trial without steps: its periods "
@@ -301,11 +301,12 @@ def period_columns(bounds: list[Any], n: int, dt: float) -> tuple[np.ndarray, np
     every trial shares every bound, the steps are computed once per bound, not per trial.
     """
     k = len(bounds)
-    if all(type(bound) is float for bound in bounds):
-        steps = np.array([math.floor(bound / dt + EPS) for bound in bounds], dtype=np.intp)
-        times = np.repeat(np.array(bounds), n).reshape(k, n)
-        return times, np.repeat(steps, n).reshape(k, n)
     times = np.empty((k, n))
+    if all(type(bound) is float for bound in bounds):
+        steps = np.empty((k, n), dtype=np.intp)
+        steps[...] = np.array([math.floor(bound / dt + EPS) for bound in bounds], np.intp)[:, None]
+        times[...] = np.array(bounds)[:, None]
+        return times, steps
     for row, bound in zip(times, bounds, strict=True):
         row[...] = bound
     return times, _to_steps(times, dt)

@@ -75,7 +75,7 @@ class BatchBuilder(TrialVariables):
     def __init__(self, env: TrialEnv, n: int, kwargs: dict[str, Any], rng: Any = None) -> None:
         if n < 1:
             raise ValueError(f"a batch needs at least one trial, got n={n}")
-        if n > 1:  # trial variables and period bounds: refused before any draw
+        if n > 1 and float(n) * TRIAL_BYTES > validate.MAX_ALLOCATION:  # before any draw
             validate.allocation(
                 float(n) * TRIAL_BYTES, f"a batch of {n:,} trials", "the number of trials"
             )
@@ -226,14 +226,16 @@ class BatchBuilder(TrialVariables):
         """Refuses a batch whose arrays would exceed :data:`~neurogym.validate.MAX_ALLOCATION`."""
         obs, act = self.env.observation_space, self.env.action_space
         per_step = sum(
-            int(np.prod(space.shape or ())) * np.dtype(space.dtype).itemsize
-            for space in (obs, act)
+            math.prod(space.shape or ()) * np.dtype(space.dtype).itemsize for space in (obs, act)
         )
-        validate.allocation(
-            float(self.n) * steps * (per_step + 1),  # + the loss mask
-            f"a batch of {self.n:,} trials of up to {steps:,} steps of {type(self.env).__name__}",
-            "the number of trials (or the trials' durations)",
-        )
+        n_bytes = float(self.n) * steps * (per_step + 1)  # + the loss mask
+        if n_bytes > validate.MAX_ALLOCATION:  # the message only when it is needed
+            validate.allocation(
+                n_bytes,
+                f"a batch of {self.n:,} trials of up to {steps:,} steps of "
+                f"{type(self.env).__name__}",
+                "the number of trials (or the trials' durations)",
+            )
 
     def _cells(self, period: str | None) -> tuple[slice | None, Any, Any]:
         """A common slice when all trials share the period's bounds, else start/end arrays."""
@@ -573,12 +575,13 @@ class BatchBuilder(TrialVariables):
         bounds = [*self.start_t.values(), *self.end_t.values()]
         times, steps = period_columns(bounds, n, self.dt)
         p = len(names)
+        lengths = self.lengths
         if p:
-            refuse_empty_trials(self.env, self.lengths, names, self.dt)
+            refuse_empty_trials(self.env, lengths, names, self.dt)
         return TrialBatch(
             ob=self._ob,
             gt=self._gt,
-            lengths=self.lengths,
+            lengths=lengths,
             mask=mask,
             periods={name: (steps[i], steps[p + i]) for i, name in enumerate(names)},
             start_t=dict(zip(names, times[:p], strict=True)),
