@@ -177,3 +177,37 @@ def test_period_spans_merge_only_chained_ordered_periods():
         (0.0, 100.0),
         (100.0, 200.0),
     ]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+@pytest.mark.parametrize("value", [1, -3, 0, 0.5, 0.1, 2**25 + 1, 1e300, float("nan")])
+def test_a_python_number_is_cast_as_exact_cast_casts_it(dtype, value):
+    # scatter_rows' shortcut for Python numbers must pick the dtype (and so the arithmetic)
+    # exact_cast picks for the same number as a 0-d array.
+    from neurogym._trials.batch import _exact_scalar, exact_cast
+
+    with np.errstate(over="ignore"):  # 1e300 overflows float32 in both (and is kept float64)
+        expected = exact_cast(np.asarray(value), np.dtype(dtype))
+        got = _exact_scalar(value, np.dtype(dtype))
+        got = exact_cast(np.asarray(value), np.dtype(dtype)) if got is None else got
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("reset", [False, True])
+@pytest.mark.parametrize("value", [1, 0.1, 0.5])
+def test_ragged_scalar_writes_equal_row_by_row_writes(value, reset):
+    from neurogym._trials.batch import scatter_rows
+
+    rng = np.random.default_rng(1)
+    target = rng.standard_normal((6, 12, 3)).astype(np.float32)
+    start, end = np.array([0, 2, 5, 1, 7, 3]), np.array([4, 9, 6, 12, 7, 5])
+    expected = target.copy()
+    for row, (s, e) in enumerate(zip(start, end, strict=True)):
+        cells = expected[row, s:e, 1:3]
+        if reset:
+            cells[...] = np.asarray(value, np.float64)
+        else:
+            cells += np.asarray(value, np.float64)  # the float64 sum, rounded to float32
+    scatter_rows(target, value, start, end, slice(1, 3), reset)
+    np.testing.assert_array_equal(target, expected)

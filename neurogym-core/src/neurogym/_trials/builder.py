@@ -301,6 +301,12 @@ class BatchBuilder(TrialVariables):
             value = value(sub)
             per_step = True
         if type(value) in (int, float):  # a Python scalar broadcasts to anything
+            if where is None or isinstance(where, (int, slice)):  # what _apply does with it
+                if reset:
+                    sub[...] = value
+                else:
+                    sub += value
+                return
             val: Any = value
         elif (
             not per_step
