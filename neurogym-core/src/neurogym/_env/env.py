@@ -191,9 +191,9 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         self._reset_done = False
         self._episode_steps = 0
         self._trials_done = 0
-        # A plain (combined) instance dict: CPython 3.11 cannot specialise attribute reads on a
-        # key-sharing dict once it is materialised (as ``vars(env)`` and the rewards descriptor
-        # do), which made every ``self.x`` in the step loop about 20 ns slower.
+        # A plain (combined) dict: CPython 3.11 cannot specialise attribute reads on a key-sharing
+        # dict once it is materialised (``vars(env)``, the rewards descriptor), nor method loads
+        # on either: the per-step and per-trial paths call ``type(self).method(self, ...)``.
         self.__dict__ = dict(self.__dict__)
 
     # ------------------------------------------------------------------ properties
@@ -259,9 +259,9 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             The trial dict.
         """
         if not kwargs and self._batch_native and not self.cross_trial_state:
-            current = self._trial_from_pool()
+            current = type(self)._trial_from_pool(self)
         else:  # a refused forced value raises here, leaving the current trial as it was
-            current = self._built_trial(kwargs)
+            current = type(self)._built_trial(self, kwargs)
         self._current = current
         self.num_tr += 1
         assert current.trial is not None
@@ -274,7 +274,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         if self._batch_native:
             builder = BatchBuilder(self, 1, kwargs)
             current = CurrentTrial.being_built(builder, self._default_tmax, previous.trial)
-            recorded = builder.record(self._new_trials(builder, **kwargs))
+            recorded = builder.record(type(self)._new_trials(self, builder, **kwargs))
             current.trial = {key: value[0] for key, value in recorded.items()}
             current.sync_periods()
         else:  # upstream-style: the verbs write into the current trial (builder: first verb)
@@ -285,7 +285,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             current = CurrentTrial(self.dt, self._default_tmax, previous.trial)
             self._current = current
             try:
-                trial = self._new_trial(**plain) if plain else self._new_trial()
+                trial = type(self)._new_trial(self, **plain)
             finally:
                 self._current = previous
             current.trial = kept_forced(type(self).__name__, plain, trial) if plain else trial
@@ -297,7 +297,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         current.view_arrays()
         if builder.start_t and builder.steps < 1:  # a trial defined by periods has steps
             refuse_empty_trials(self, builder.lengths, list(builder.start_t), self.dt)
-        self._derive_step_tables(current)
+        type(self)._derive_step_tables(self, current)
         return current
 
     def _trial_from_pool(self) -> CurrentTrial:
@@ -457,7 +457,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             terminated = truncated = False
             info: dict[str, Any] = {"new_trial": new_trial}
         else:
-            ob, reward, terminated, truncated, info = self._step(action)
+            ob, reward, terminated, truncated, info = type(self)._step(self, action)
             new_trial = info.setdefault("new_trial", False)
             t_ind = self.t_ind
         if current.gt is not None and "gt" not in info:
@@ -469,7 +469,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             if current.codes is not None and self._steps_by_rule:  # the rule's timeout
                 reward += self._rule_timeout(action, current, t_ind - 1)
         if new_trial:
-            terminated = self._end_trial(info) or terminated
+            terminated = type(self)._end_trial(self, info) or terminated
             current = self._current
             t_ind = 0
         if ob is OBNOW:  # the next trial's first (held: the holder's trial replaces it)
@@ -506,7 +506,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         self.t_ind = 0
         self._trials_done += 1
         if self._holder is None:
-            self.new_trial()
+            type(self).new_trial(self)
         self.performance = 0
         limit = self.trials_per_episode
         return limit is not None and self._trials_done >= limit
