@@ -348,8 +348,23 @@ def test_a_bad_user_timing_fails_in_the_task_constructor():
     assert env.timing.spec("stimulus").args == (500.0,)
     with pytest.raises(ValueError, match=re.escape("timing['fixation']")):
         env.timing = {"fixation": -1}
-    env.timing = TimingDict(a=1)
-    assert list(env.timing) == ["a"]
+    # A replacement names the task's periods only: a misspelt one raises at the assignment
+    # and leaves the timing as it was (a whole new key set would leave every period unset).
+    message = "timing of _Task has no key 'stimulis'; valid keys: 'fixation', 'stimulus'; did"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        env.timing = {**env.timing, "stimulis": 700}
+    with pytest.raises(ValueError, match=re.escape("timing of _Task has no key 'a'")):
+        env.timing = TimingDict(a=1)
+    assert dict(env.timing) == {"fixation": 300, "stimulus": 500}
+    env.timing = {"stimulus": 700}  # a subset of the periods is a valid replacement ...
+    assert list(env.timing) == ["stimulus"]
+    env.timing = {"fixation": 200, "stimulus": 700}  # ... and the others stay periods
+    env.timing.update(fixation=100)
+    assert dict(pickle.loads(pickle.dumps(env)).timing) == {"fixation": 100, "stimulus": 700}
+    clone = pickle.loads(pickle.dumps(env))
+    clone.timing = {"stimulus": 300}
+    with pytest.raises(ValueError, match=re.escape("timing of _Task has no key 'fixaton'")):
+        clone.timing = {"fixaton": 300}  # the clone knows the task's periods too
 
 
 def test_unknown_distribution_lists_the_valid_forms():

@@ -310,6 +310,9 @@ class TimingDict(dict[str, Any]):
         self.optional: tuple[str, ...] | None = None
         """Set by the owning env: ``update()`` then accepts only present or these keys."""
         self.owner = ""
+        self.known: dict[str, None] = {}
+        """Every key this timing (or the one it replaced in its env) has held: the task's
+        periods, which ``update()`` and a replacement of the env's timing may name."""
         self.update(*args, **kwargs)
 
     def __setitem__(self, key: str, value: Any) -> None:
@@ -320,19 +323,28 @@ class TimingDict(dict[str, Any]):
         if self.dt is not None and spec.kind not in ("callable", "until"):
             _check_longest(spec, self.dt, where)
         self._parsed[key] = spec
+        self.known[key] = None
         self.version += 1
         super().__setitem__(key, value)
 
-    def bind(self, dt: float, optional: tuple[str, ...] = (), owner: str = "") -> TimingDict:
+    def bind(
+        self,
+        dt: float,
+        optional: tuple[str, ...] = (),
+        owner: str = "",
+        known: Iterable[str] = (),
+    ) -> TimingDict:
         """Makes this the timing of an env: checked against ``dt`` and the accepted keys.
 
         Every entry, now and later, must fit :data:`MAX_TRIAL_STEPS` steps of ``dt``, and
-        ``update()`` accepts only the keys present plus ``optional`` (item assignment, which
-        task code uses to build its defaults, accepts any key).
+        ``update()`` accepts only the keys held now or before (``known``: those of the timing
+        this one replaces) plus ``optional`` (item assignment, which task code uses to build
+        its defaults, accepts any key).
         """
         self.dt = dt
         self.optional = tuple(optional)
         self.owner = owner
+        self.known = dict.fromkeys([*known, *self.known])
         for key, spec in self._parsed.items():
             if spec.kind not in ("callable", "until"):
                 _check_longest(spec, dt, f"timing[{key!r}] = {self[key]!r}")
@@ -354,11 +366,12 @@ class TimingDict(dict[str, Any]):
                     f"timing must be a mapping of period name to spec, got {type(other).__name__}"
                 )
             if self.optional is not None:
-                check_keys(other, self, self.optional, f"timing of {self.owner or 'this task'}")
+                what = f"timing of {self.owner or 'this task'}"
+                check_keys(other, self.known, self.optional, what)
             for key, value in other.items():
                 self[key] = value
         if self.optional is not None:
-            check_keys(kwargs, self, self.optional, f"timing of {self.owner or 'this task'}")
+            check_keys(kwargs, self.known, self.optional, f"timing of {self.owner or 'this task'}")
         for key, value in kwargs.items():
             self[key] = value
 
@@ -401,11 +414,11 @@ class TimingDict(dict[str, Any]):
             raise KeyError(f"no timing for period {key!r}; timing has {sorted(self)}") from None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuilt, (dict(self), self.dt, self.optional, self.owner))
+        return (_rebuilt, (dict(self), self.dt, self.optional, self.owner, tuple(self.known)))
 
     def copy(self) -> TimingDict:
         """A shallow copy (a ``TimingDict``, checked against the same ``dt`` and keys)."""
-        return _rebuilt(dict(self), self.dt, self.optional, self.owner)
+        return _rebuilt(dict(self), self.dt, self.optional, self.owner, tuple(self.known))
 
 
 UNBOUNDED_RISK = 1e-12
@@ -434,10 +447,11 @@ def _rebuilt(
     dt: float | None,
     optional: tuple[str, ...] | None = None,
     owner: str = "",
+    known: tuple[str, ...] = (),
 ) -> TimingDict:
     timing = TimingDict(entries)
     if dt is not None:
-        timing.bind(dt, optional or (), owner)
+        timing.bind(dt, optional or (), owner, known)
     return timing
 
 

@@ -157,8 +157,21 @@ class RewardsAndTiming:
 
     @timing.setter
     def timing(self, value: Any) -> None:
+        """Replaces the whole timing (validated); a task's periods stay its periods.
+
+        Once the task has periods (its defaults, or those its ``__init__`` assigned), a
+        replacement may name only those (``TimingDict.known``: every key its timing held) and
+        its ``optional_timing`` ones: a misspelt period
+        (``{**env.timing, "decison": 700}``) raises here, naming the close match, instead of
+        leaving the real period at its old duration.
+        """
         timing = value if isinstance(value, TimingDict) else TimingDict(value)
-        self._timing = timing.bind(self.dt, type(self).optional_timing, type(self).__name__)
+        cls = type(self)
+        current = self.__dict__.get("_timing")
+        known = current.known if current is not None else {}
+        if known:  # not while __init__ builds it (the task's first assignment sets them)
+            check_keys(timing, known, cls.optional_timing, f"timing of {cls.__name__}")
+        self._timing = timing.bind(self.dt, cls.optional_timing, cls.__name__, known)
 
     def _configure(self, rewards: Mapping[str, float] | None, timing: Any) -> None:
         """The class's defaults, then ``rewards`` and ``timing`` over them (checked keys)."""
