@@ -924,6 +924,32 @@ def test_setting_tmax_during_a_trial_moves_its_end():
     assert [info["new_trial"] for info in infos] == [False, True]
 
 
+def test_null_serves_a_dropped_row_again_zeroed_and_never_one_still_held():
+    import pickle
+
+    from neurogym._env.null import Null
+
+    env = Null(dt=1000)  # 10 steps a trial
+    env.reset(seed=0)
+    held = [env.step(0)[0] for _ in range(10)]  # the whole first trial, kept
+    second = [env.step(0)[0] for _ in range(10)]
+    assert not any(np.shares_memory(a, b) for a in held for b in second)
+    for ob in second:
+        ob[0] = 5.0  # written, then dropped: the next trial may serve the same rows again
+    ids = {id(ob) for ob in second}
+    del ob, second
+    third = [env.step(0)[0] for _ in range(10)]
+    assert {id(ob) for ob in third} == ids  # reused ...
+    assert all(ob.tolist() == [0.0] for ob in third)  # ... and zeroed
+    assert not any(np.shares_memory(a, b) for a in held for b in third)
+    assert all(ob.tolist() == [0.0] for ob in held)
+    clone = pickle.loads(pickle.dumps(env))  # its rows lost their common base: made anew
+    del third
+    obs = [clone.step(0)[0] for _ in range(20)]
+    assert all(ob.tolist() == [0.0] for ob in obs)
+    assert not any(np.shares_memory(a, b) for i, a in enumerate(obs) for b in obs[i + 1 :])
+
+
 def test_null_returns_a_fresh_zero_row_every_step_even_past_a_raised_tmax():
     from neurogym._env.null import Null
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sys import getrefcount
 from typing import Any
 
 import numpy as np
@@ -61,13 +62,30 @@ class Null(TrialEnv):
         # or an index per step.
         rows = self._rows
         if rows is None:
-            steps = min(end_step(self.tmax, self.dt), _MAX_ROWS)
-            rows = self._rows = list(np.zeros((max(steps, 1), 1), dtype=np.float32))
+            rows = self._rows = self._zero_rows(min(end_step(self.tmax, self.dt), _MAX_ROWS))
         try:
             ob = rows[self.t_ind]
         except IndexError:  # a trial longer than its rows (a raised or infinite tmax)
             ob = np.zeros(1, dtype=np.float32)
         return ob, 0.0, False, False, {}
+
+    def _zero_rows(self, steps: int) -> list[np.ndarray]:
+        """``steps`` zero rows: the last trial's again if nobody holds one of them.
+
+        A row only this list references (reference count 2, the list's and the call's) was
+        dropped by whoever received it, so no one can see it served again; zeroing their
+        base undoes any write made to one before it was dropped. Rows that lost their
+        common base (a pickled or copied env) are made anew.
+        """
+        steps = max(steps, 1)
+        spare: list[np.ndarray] | None = self.__dict__.get("_spare_rows")
+        if spare is not None and len(spare) == steps and max(map(getrefcount, spare)) == 2:
+            base = spare[0].base
+            if base is not None and base.shape == (steps, 1):
+                base.fill(0)
+                return spare
+        rows = self._spare_rows = list(np.zeros((steps, 1), dtype=np.float32))
+        return rows
 
 
 _MAX_ROWS = 4096  # steps of a trial served from its rows; later steps make a fresh array
