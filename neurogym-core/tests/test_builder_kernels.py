@@ -211,3 +211,30 @@ def test_ragged_scalar_writes_equal_row_by_row_writes(value, reset):
             cells += np.asarray(value, np.float64)  # the float64 sum, rounded to float32
     scatter_rows(target, value, start, end, slice(1, 3), reset)
     np.testing.assert_array_equal(target, expected)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [1, 2, 3],  # ints: exact in every float type
+        [0.5, 0.1, 0.25],  # exact ends, an inexact middle: the full check refuses it
+        [0.1, 0.5, 0.25],  # inexact first value: refused at once
+        [0.5, 0.25, 0.1],  # inexact last value
+        [0.5, float("nan"), 0.25],
+        [float("inf"), 1.5],
+        [2**24 + 1, 1],  # an int float32 cannot hold
+        [],
+    ],
+)
+def test_exact_cast_casts_exactly_when_every_value_survives(values, dtype):
+    from neurogym._trials.batch import exact_cast
+
+    arr = np.array(values) if values else np.array([], dtype=float)
+    got = exact_cast(arr, np.dtype(dtype))
+    floats = np.dtype(dtype).kind == "f"  # exact_cast leaves arrays for int targets alone
+    if floats and np.array_equal(arr.astype(dtype).astype(arr.dtype), arr):
+        assert got.dtype == np.dtype(dtype)  # cast: the arithmetic stays in one dtype
+    else:
+        assert got is arr  # left as it is: the mixed arithmetic decides, as before
+    np.testing.assert_array_equal(got, arr)

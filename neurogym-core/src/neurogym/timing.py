@@ -308,7 +308,7 @@ class TimingDict(dict[str, Any]):
         """The owning env's step (set by ``TrialEnv``): longer periods than
         :data:`MAX_TRIAL_STEPS` steps raise when assigned."""
         self.optional: tuple[str, ...] | None = None
-        """Set by the owning env: ``update()`` then accepts only present or these keys."""
+        """Set by the owning env: ``update()`` then accepts only ``known`` or these keys."""
         self.owner = ""
         self.known: dict[str, None] = {}
         """Every key this timing (or the one it replaced in its env) has held: the task's

@@ -253,6 +253,10 @@ def exact_cast(arr: np.ndarray, dtype: np.dtype[Any], limit: int = 64) -> np.nda
         return arr
     if arr.size > limit:
         return arr
+    if arr.size:  # a quick refusal: the first or the last value does not survive the cast
+        first, last, kind = arr.item(0), arr.item(-1), dtype.type
+        if float(kind(first)) != first or float(kind(last)) != last:
+            return arr
     cast = arr.astype(dtype)
     return cast if (cast == arr).all() else arr
 
