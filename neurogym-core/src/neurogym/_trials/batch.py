@@ -88,8 +88,11 @@ def _apply(sub: np.ndarray, val: Any, reset: bool) -> None:
     big = sub.ndim == 3 and sub.shape[0] * sub.shape[1] >= 64
     if big and type(val) is np.ndarray and val.dtype != sub.dtype:  # small: not worth a check
         val = exact_cast(val, sub.dtype, limit=sub.size // 4)
-    if big and type(val) is np.ndarray and val.ndim == 3 and _apply_packed(sub, val, reset):
-        return
+    if big and type(val) is np.ndarray and val.ndim == 3:
+        if val.shape[1] == 1 < sub.shape[1] and val.shape[2] == sub.shape[2] > 1:
+            val = _along_time(val, sub.shape[1])  # constant over time: as a (B, L, k) tile
+        if _apply_packed(sub, val, reset):
+            return
     if big and 1 < sub.shape[2] <= 8 and isinstance(val, np.ndarray) and val.ndim == 3:
         last = val.shape[2]
         for c in range(sub.shape[2]):
@@ -103,6 +106,21 @@ def _apply(sub: np.ndarray, val: Any, reset: bool) -> None:
         sub[...] = val
     else:
         sub += val
+
+
+def _along_time(val: np.ndarray, steps: int) -> np.ndarray:
+    """A ``(B, 1, k)`` value repeated over ``steps``, copied cell by cell (``k`` values as one).
+
+    numpy broadcasts a ``(B, 1, k)`` value over time with ``k`` in its inner loop, a few
+    values per call; the tile is made by moving each cell as one opaque item instead.
+    """
+    cell = val.shape[2] * val.itemsize
+    if cell > 16:
+        return val
+    val = np.ascontiguousarray(val)
+    tile = np.empty((val.shape[0], steps, val.shape[2]), dtype=val.dtype)
+    tile.view(f"V{cell}")[...] = val.view(f"V{cell}")
+    return tile
 
 
 _PACKED = (8, 16)
