@@ -88,11 +88,8 @@ def _apply(sub: np.ndarray, val: Any, reset: bool) -> None:
     big = sub.ndim == 3 and sub.shape[0] * sub.shape[1] >= 64
     if big and type(val) is np.ndarray and val.dtype != sub.dtype:  # small: not worth a check
         val = exact_cast(val, sub.dtype, limit=sub.size // 4)
-    if big and type(val) is np.ndarray and val.ndim == 3:
-        if val.shape[1] == 1 < sub.shape[1] and val.shape[2] == sub.shape[2] > 1:
-            val = _along_time(val, sub.shape[1])  # constant over time: as a (B, L, k) tile
-        if _apply_packed(sub, val, reset):
-            return
+    if big and type(val) is np.ndarray and val.ndim == 3 and _apply_packed(sub, val, reset):
+        return
     if big and 1 < sub.shape[2] <= 8 and isinstance(val, np.ndarray) and val.ndim == 3:
         last = val.shape[2]
         for c in range(sub.shape[2]):
@@ -134,19 +131,23 @@ def _apply_packed(sub: np.ndarray, val: np.ndarray, reset: bool) -> bool:
     short strided row at a time, several times slower than over contiguous memory. Here each
     cell of ``k`` values is moved as one opaque item (a void view): the view is gathered into
     a contiguous buffer, the ufunc runs there, and the buffer is scattered back. The
-    arithmetic is the same ufunc on the same values, so the results are identical. Only
-    values with a time axis (``(B or 1, L, k)``, e.g. noise) take this path: a value constant
-    over time is as fast channel by channel. Returns False (nothing written) otherwise.
+    arithmetic is the same ufunc on the same values, so the results are identical. Values
+    with a time axis (``(B or 1, L, k)``, e.g. noise) and values constant over time
+    (``(B or 1, 1, k)``, e.g. a stimulus, first tiled by :func:`_along_time`) take this path.
+    Returns False (nothing written) otherwise.
     """
     cell = sub.shape[2] * sub.itemsize
     if (
         cell not in _PACKED
         or sub.strides[2] != sub.itemsize
         or sub.strides[1] == cell  # each trial's cells are contiguous: numpy is fast there
-        or val.shape[1:] != sub.shape[1:]
+        or val.shape[2:] != sub.shape[2:]
+        or val.shape[1] not in (1, sub.shape[1])
         or val.dtype.kind not in "biuf"
     ):
         return False
+    if val.shape[1] != sub.shape[1]:  # constant over time: one tile, moved cell by cell
+        val = _along_time(val, sub.shape[1])
     packed = sub.view(f"V{cell}")
     buf = np.empty(sub.shape, dtype=sub.dtype)
     if reset:
