@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neurogym import TrialEnv
+from neurogym import TrialEnv, spaces
 from neurogym.timing import TimingDict, TimingSpec, TruncExp, parse_timing, trunc_exp
 
 INF = math.inf
@@ -544,3 +544,41 @@ def test_a_timing_callable_returning_a_bad_duration_raises(value):
     )
     with pytest.raises(ValueError, match=r"^timing\['stimulus'\] = <function"):
         env.new_trials(4)
+
+
+class _Trials(_Task):
+    def __init__(self, timing=None):
+        super().__init__(timing)
+        self.observation_space = spaces.Box(-1, 1, shape=(1,), dtype=np.float32)
+        self.action_space = spaces.Discrete(2)
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus"])
+        b.set_target(1, "stimulus")
+        return {}
+
+
+def test_once_a_trial_was_built_item_assignment_names_the_task_periods_only():
+    env = _Trials()
+    env.timing["extra"] = 100  # before the first trial: how task code adds its periods
+    env.reset(seed=0)
+    message = (
+        "timing of _Trials has no key 'stimulis'; valid keys: 'fixation', 'stimulus', 'extra'"
+    )
+    with pytest.raises(ValueError, match=re.escape(message + "; did you mean 'stimulus'?")):
+        env.timing["stimulis"] = 700
+    with pytest.raises(ValueError, match=re.escape("has no key 'late'")):
+        env.timing.setdefault("late", 5)
+    assert "stimulis" not in env.timing
+    assert "late" not in env.timing
+    env.timing["stimulus"] = 700  # a period of the task: fine
+    env.timing = {"fixation": 200, "stimulus": 700}  # a replacement stays sealed ...
+    with pytest.raises(ValueError, match=re.escape("has no key 'stimulis'")):
+        env.timing["stimulis"] = 700
+    clone = pickle.loads(pickle.dumps(env))  # ... and so does a copy
+    with pytest.raises(ValueError, match=re.escape("has no key 'stimulis'")):
+        clone.timing["stimulis"] = 700
+    batch_env = _Trials()
+    batch_env.new_trials(4)  # a batch settles the periods too
+    with pytest.raises(ValueError, match=re.escape("has no key 'stimulis'")):
+        batch_env.timing["stimulis"] = 700

@@ -313,11 +313,17 @@ class TimingDict(dict[str, Any]):
         self.known: dict[str, None] = {}
         """Every key this timing (or the one it replaced in its env) has held: the task's
         periods, which ``update()`` and a replacement of the env's timing may name."""
+        self.sealed = False
+        """Set when the env builds its first trial: from then on item assignment, too, names
+        only ``known`` or ``optional`` keys (before, task code adds its periods that way)."""
         self.update(*args, **kwargs)
 
     def __setitem__(self, key: str, value: Any) -> None:
         if not isinstance(key, str):
             raise TypeError(f"timing keys are period names (str), got {key!r}")
+        if self.sealed and key not in self.known:
+            what = f"timing of {self.owner or 'this task'}"
+            check_keys([key], self.known, self.optional or (), what)
         where = f"timing[{key!r}] = {value!r}"
         spec = parse_timing(value, where=f"timing[{key!r}]")
         if self.dt is not None and spec.kind not in ("callable", "until"):
@@ -414,11 +420,14 @@ class TimingDict(dict[str, Any]):
             raise KeyError(f"no timing for period {key!r}; timing has {sorted(self)}") from None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuilt, (dict(self), self.dt, self.optional, self.owner, tuple(self.known)))
+        return (_rebuilt, self._state())
 
     def copy(self) -> TimingDict:
         """A shallow copy (a ``TimingDict``, checked against the same ``dt`` and keys)."""
-        return _rebuilt(dict(self), self.dt, self.optional, self.owner, tuple(self.known))
+        return _rebuilt(*self._state())
+
+    def _state(self) -> tuple[Any, ...]:
+        return dict(self), self.dt, self.optional, self.owner, tuple(self.known), self.sealed
 
 
 UNBOUNDED_RISK = 1e-12
@@ -448,10 +457,12 @@ def _rebuilt(
     optional: tuple[str, ...] | None = None,
     owner: str = "",
     known: tuple[str, ...] = (),
+    sealed: bool = False,
 ) -> TimingDict:
     timing = TimingDict(entries)
     if dt is not None:
         timing.bind(dt, optional or (), owner, known)
+    timing.sealed = sealed
     return timing
 
 

@@ -172,6 +172,7 @@ class RewardsAndTiming:
         if known:  # not while __init__ builds it (the task's first assignment sets them)
             check_keys(timing, known, cls.optional_timing, f"timing of {cls.__name__}")
         self._timing = timing.bind(self.dt, cls.optional_timing, cls.__name__, known)
+        self._timing.sealed = current is not None and current.sealed
 
     def _configure(self, rewards: Mapping[str, float] | None, timing: Any) -> None:
         """The class's defaults, then ``rewards`` and ``timing`` over them (checked keys)."""

@@ -80,6 +80,7 @@ class BatchBuilder(TrialVariables):
                 float(n) * TRIAL_BYTES, f"a batch of {n:,} trials", "the number of trials"
             )
         self.env = env
+        env._timing.sealed = True  # its first trial: the task's periods are settled
         self.n = n
         self.rng: np.random.Generator = env.rng if rng is None else rng
         if kwargs:
