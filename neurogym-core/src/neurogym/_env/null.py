@@ -50,6 +50,7 @@ class Null(TrialEnv):
         super().__init__(dt=dt)
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(1,), dtype=np.float32)
         self.action_space = spaces.Discrete(1)
+        self._spare_rows: list[np.ndarray] | None = None  # the last trial's (_zero_rows)
 
     def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
         self._rows: list[np.ndarray] | None = None  # made at the trial's first step
@@ -78,7 +79,7 @@ class Null(TrialEnv):
         common base (a pickled or copied env) are made anew.
         """
         steps = max(steps, 1)
-        spare: list[np.ndarray] | None = self.__dict__.get("_spare_rows")
+        spare = self._spare_rows
         if spare is not None and len(spare) == steps and max(map(getrefcount, spare)) == 2:
             base = spare[0].base
             if base is not None and base.shape == (steps, 1):

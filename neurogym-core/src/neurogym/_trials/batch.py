@@ -238,9 +238,7 @@ def scatter_rows(
     total = int(lens.sum())
     if total == 0:
         return
-    arr = _exact_scalar(val, target.dtype) if type(val) in (int, float) else None
-    if arr is None:
-        arr = exact_cast(np.asarray(val), target.dtype)
+    arr = exact_cast(np.asarray(val), target.dtype)
     lo, hi = int(start.min()), int(end.max())
     if 2 * total >= n * (hi - lo):
         span = np.arange(lo, hi)
@@ -272,25 +270,14 @@ def exact_cast(arr: np.ndarray, dtype: np.dtype[Any], limit: int = 64) -> np.nda
         return arr
     if arr.size > limit:
         return arr
-    if arr.size:  # a quick refusal: the first or the last value does not survive the cast
+    if arr.size:  # the first and the last value, compared in Python (no weak casts)
         first, last, kind = arr.item(0), arr.item(-1), dtype.type
         if float(kind(first)) != first or float(kind(last)) != last:
-            return arr
+            return arr  # one does not survive the cast: refused at once
+        if arr.size <= 2:  # they are all the values (a number, say): no array compare
+            return arr.astype(dtype)
     cast = arr.astype(dtype)
     return cast if (cast == arr).all() else arr
-
-
-def _exact_scalar(value: float, dtype: np.dtype[Any]) -> Any:
-    """A Python number as the 0-d array of ``dtype`` that :func:`exact_cast` would give.
-
-    None when ``dtype`` does not hold it exactly (the caller then writes it as float64,
-    as :func:`exact_cast` leaves it). Costs a few Python operations instead of three
-    numpy calls; the values written are the same.
-    """
-    if dtype.kind != "f":
-        return None
-    cast = np.array(value, dtype=dtype)
-    return cast if float(cast) == value else None  # Python's comparison: no weak cast
 
 
 def _by_channel(sel: np.ndarray, value: Any, at: np.ndarray, reset: bool) -> None:
