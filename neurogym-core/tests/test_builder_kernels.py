@@ -198,7 +198,7 @@ def test_a_python_number_is_cast_as_exact_cast_casts_it(dtype, value):
 @pytest.mark.parametrize("reset", [False, True])
 @pytest.mark.parametrize("value", [1, 0.1, 0.5])
 def test_ragged_scalar_writes_equal_row_by_row_writes(value, reset):
-    from neurogym._trials.batch import scatter_rows
+    from neurogym._trials.ragged import RaggedSpan, scatter_rows
 
     rng = np.random.default_rng(1)
     target = rng.standard_normal((6, 12, 3)).astype(np.float32)
@@ -210,7 +210,7 @@ def test_ragged_scalar_writes_equal_row_by_row_writes(value, reset):
             cells[...] = np.asarray(value, np.float64)
         else:
             cells += np.asarray(value, np.float64)  # the float64 sum, rounded to float32
-    scatter_rows(target, value, start, end, slice(1, 3), reset)
+    scatter_rows(target, value, RaggedSpan(start, end), slice(1, 3), reset)
     np.testing.assert_array_equal(target, expected)
 
 
@@ -239,3 +239,40 @@ def test_exact_cast_casts_exactly_when_every_value_survives(values, dtype):
     else:
         assert got is arr  # left as it is: the mixed arithmetic decides, as before
     np.testing.assert_array_equal(got, arr)
+
+
+@pytest.mark.parametrize("steps", [12, 15])
+def test_a_ragged_span_holds_each_trials_steps(steps):
+    # Every table a ragged write reuses equals its definition from the bounds, including
+    # empty spans (end == start) and reversed ones (end < start: empty as well).
+    from neurogym._trials.ragged import RaggedSpan
+
+    start = np.array([0, 2, 5, 1, 7, 3, 9], dtype=np.intp)
+    end = np.array([4, 9, 5, 12, 6, 5, 11], dtype=np.intp)
+    span = RaggedSpan(start, end)
+    cells = np.arange(steps)
+    inside = (cells >= start[:, None]) & (cells < end[:, None])
+    lens = np.array([4, 7, 0, 11, 0, 2, 2])
+    np.testing.assert_array_equal(span.lens, lens)
+    assert span.total == inside.sum() == lens.sum()
+    assert (span.lo, span.hi, span.longest) == (0, 12, 11)
+    np.testing.assert_array_equal(span.inside(steps), inside)
+    assert span.inside(steps) is span.inside(steps)  # made once per array length
+    np.testing.assert_array_equal(span.window_mask(), inside[:, span.lo : span.hi])
+    np.testing.assert_array_equal(span.picked(), np.arange(11) < lens[:, None])
+    np.testing.assert_array_equal(span.flat_index(steps), np.flatnonzero(inside))
+
+
+def test_the_builder_converts_each_ragged_span_once_per_batch():
+    env = _Chain(merged=True, ragged=True, gap=False)
+    env.reset(seed=3)
+    from neurogym._trials.builder import BatchBuilder
+    from neurogym._trials.ragged import RaggedSpan
+
+    b = BatchBuilder(env, 16, {})
+    env._new_trials(b)
+    later = [name for name in b.start_t if type(b._cells(name)) is RaggedSpan]
+    assert later  # periods after a drawn duration differ between trials
+    assert b._cells(later[0]) is b._cells(later[0])
+    assert b._cells(None) is b._cells(None)  # the whole trial: trials differ in length
+    assert b._cells(later[0]) is not b._cells(None)

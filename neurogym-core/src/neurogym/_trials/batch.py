@@ -19,7 +19,6 @@ __all__ = [
     "gt_by_step",
     "period_columns",
     "refuse_empty_trials",
-    "scatter_rows",
 ]
 
 
@@ -217,48 +216,6 @@ def action_table(where: WhereArg, space: Any) -> np.ndarray:
     return np.concatenate([np.atleast_1d(np.asarray(names[name])) for name in listed])
 
 
-def scatter_rows(
-    target: np.ndarray,
-    val: Any,
-    start: np.ndarray,
-    end: np.ndarray,
-    where: int | slice | None,
-    reset: bool,
-) -> None:
-    """Writes one value per trial into steps ``start[i] .. end[i]-1`` of row ``i``.
-
-    ``target`` is a C-contiguous ``(B, T, ...)`` array and ``val`` broadcasts to
-    ``(B, 1, *cell)`` (``cell`` being what ``where`` selects). Narrow cells are written
-    channel by channel, each either as a masked ufunc over the span of the period (when the
-    period fills most of it) or as a 1-D scatter at flat step indices: both are several times
-    faster than boolean-mask writes into an interleaved ``(B, L, k)`` view.
-    """
-    n, steps = target.shape[0], target.shape[1]
-    lens = np.maximum(end - start, 0)
-    total = int(lens.sum())
-    if total == 0:
-        return
-    arr = exact_cast(np.asarray(val), target.dtype)
-    lo, hi = int(start.min()), int(end.max())
-    if 2 * total >= n * (hi - lo):
-        span = np.arange(lo, hi)
-        ok = (span >= start[:, None]) & (span < end[:, None])
-        cells = target[:, lo:hi]
-        sel = cells if where is None else cells[..., where]
-        _by_channel(sel, arr, ok, reset)
-        return
-    before = np.cumsum(lens) - lens
-    idx = np.repeat(np.arange(0, n * steps, steps) + start - before, lens) + np.arange(total)
-    flat = target.reshape(n * steps, *target.shape[2:])
-    sel = flat if where is None else flat[:, where]
-    if arr.ndim == 0:
-        value: Any = arr
-    else:
-        rows = arr.reshape(arr.shape[0], *arr.shape[2:])
-        value = rows[np.repeat(np.arange(n), lens)] if rows.shape[0] > 1 else rows[0]
-    _by_channel(sel, value, idx, reset)
-
-
 def exact_cast(arr: np.ndarray, dtype: np.dtype[Any], limit: int = 64) -> np.ndarray:
     """``arr`` as ``dtype`` when that loses nothing (same results, no mixed-dtype loops).
 
@@ -278,30 +235,6 @@ def exact_cast(arr: np.ndarray, dtype: np.dtype[Any], limit: int = 64) -> np.nda
             return arr.astype(dtype)
     cast = arr.astype(dtype)
     return cast if (cast == arr).all() else arr
-
-
-def _by_channel(sel: np.ndarray, value: Any, at: np.ndarray, reset: bool) -> None:
-    """Writes ``value`` at ``at`` (a bool mask over ``sel``'s leading dims, or flat indices)."""
-    if sel.ndim == at.ndim + 1 and 1 < sel.shape[-1] <= 8:
-        for c in range(sel.shape[-1]):
-            part = value if np.ndim(value) == 0 else value[..., 0 if value.shape[-1] == 1 else c]
-            _put(sel[..., c], part, at, reset)
-        return
-    _put(sel, value, at, reset)
-
-
-def _put(sel: np.ndarray, value: Any, at: np.ndarray, reset: bool) -> None:
-    if at.dtype == bool:
-        if sel.ndim > at.ndim:
-            at = at.reshape(at.shape + (1,) * (sel.ndim - at.ndim))
-        if reset:
-            np.copyto(sel, value, casting="unsafe", where=at)
-        else:
-            np.add(sel, value, out=sel, where=at)
-    elif reset:
-        sel[at] = value
-    else:
-        sel[at] += value
 
 
 def refuse_empty_trials(env: Any, lengths: np.ndarray, periods: list[str], dt: float) -> None:

@@ -22,9 +22,9 @@ from neurogym._trials.batch import (
     per_trial,
     period_columns,
     refuse_empty_trials,
-    scatter_rows,
 )
 from neurogym._trials.durations import Bound, sample_duration
+from neurogym._trials.ragged import RaggedSpan, write_ragged
 from neurogym._trials.rowrng import RowGenerators
 from neurogym._trials.variables import (
     TrackedKwargs,
@@ -94,6 +94,8 @@ class BatchBuilder(TrialVariables):
         self._ob: np.ndarray | None = None
         self._gt: np.ndarray | None = None
         self._mask: np.ndarray | None = None
+        # ragged spans met so far: (id(start), id(end)) -> (start, end, slice or RaggedSpan)
+        self._spans: dict[tuple[int, int], tuple[Any, Any, slice | RaggedSpan]] = {}
 
     # ------------------------------------------------------------------ periods
     def add_period(
@@ -238,32 +240,43 @@ class BatchBuilder(TrialVariables):
                 "the number of trials (or the trials' durations)",
             )
 
-    def _cells(self, period: str | None) -> tuple[slice | None, Any, Any]:
-        """A common slice when all trials share the period's bounds, else start/end arrays."""
+    def _cells(self, period: str | None) -> slice | RaggedSpan:
+        """A common slice when all trials share the period's bounds, else its ragged span."""
         if period is not None and period not in self.start_t:
             raise KeyError(
                 f"unknown period {period!r}; this batch's periods are {list(self.start_t)}"
             )
         return self._span_cells(None if period is None else self._known(period, "period"))
 
-    def _span_cells(self, span: tuple[Bound, Bound] | None) -> tuple[slice | None, Any, Any]:
-        """:meth:`_cells` of a ``(start, end)`` span in ms (None: the whole trial)."""
+    def _span_cells(self, span: tuple[Bound, Bound] | None) -> slice | RaggedSpan:
+        """:meth:`_cells` of a ``(start, end)`` span in ms (None: the whole trial).
+
+        Spans whose bounds are arrays are converted once per batch and bound objects (the
+        builder keeps what it found, with the bound objects, so their ids stay theirs).
+        """
         if span is None:
-            start: Any = 0
-            end: Any = _to_steps(self.tmax_ms, self.dt)
+            start: Any = 0.0
+            end: Any = self.tmax_ms
         else:
             start, end = span
-            if type(start) is float and type(end) is float:  # _to_steps, inlined
-                dt = self.dt
-                first = math.floor(start / dt + EPS)
-                return slice(first, max(first, math.floor(end / dt + EPS))), None, None
-            start, end = _to_steps(start, self.dt), _to_steps(end, self.dt)
-        if isinstance(start, int) and isinstance(end, int):
-            return slice(start, max(start, end)), start, end
-        start, end = per_trial(start, self.n), per_trial(end, self.n)
-        if (start == start[0]).all() and (end == end[0]).all():
-            return slice(int(start[0]), max(int(start[0]), int(end[0]))), start, end
-        return None, start, end
+        dt = self.dt
+        if type(start) is float and type(end) is float:  # _to_steps, inlined
+            first = math.floor(start / dt + EPS)
+            return slice(first, max(first, math.floor(end / dt + EPS)))
+        key = (id(start), id(end))
+        known = self._spans.get(key)
+        if known is not None and known[0] is start and known[1] is end:
+            return known[2]
+        first_steps = per_trial(_to_steps(start, dt), self.n)
+        end_steps = per_trial(_to_steps(end, dt), self.n)
+        cells: slice | RaggedSpan
+        if (first_steps == first_steps[0]).all() and (end_steps == end_steps[0]).all():
+            first = int(first_steps[0])
+            cells = slice(first, max(first, int(end_steps[0])))
+        else:
+            cells = RaggedSpan(first_steps, end_steps)
+        self._spans[key] = (start, end, cells)
+        return cells
 
     def _write(
         self,
@@ -278,11 +291,11 @@ class BatchBuilder(TrialVariables):
     ) -> None:
         """Adds (or sets) ``value`` into ``target`` over ``period`` and ``where``."""
         for span in period_spans(period, self.start_t, self.end_t):
-            sl, start, end = self._span_cells(span)
-            if sl is not None:
-                self._write_slice(target, value, sl, where, per_step, reset, what)
+            cells = self._span_cells(span)
+            if type(cells) is slice:
+                self._write_slice(target, value, cells, where, per_step, reset, what)
             else:
-                self._write_ragged(target, value, start, end, where, per_step, reset, what)
+                write_ragged(target, value, cells, where, per_step, reset, what)
 
     def _write_slice(
         self,
@@ -323,56 +336,6 @@ class BatchBuilder(TrialVariables):
             _apply(sub, val, reset)
         else:
             view[..., where] = val if reset else sub + val
-
-    def _write_ragged(
-        self,
-        target: np.ndarray,
-        value: Any,
-        start: np.ndarray,
-        end: np.ndarray,
-        where: Any,
-        per_step: bool,
-        reset: bool,
-        what: str,
-    ) -> None:
-        if callable(value):
-            raise TypeError(
-                f"{what}: callable values need a period with the same bounds in every trial "
-                "of the batch; pass an array instead"
-            )
-        longest = max(int((end - start).max()), 1)
-        cell = target.shape[2:] if where is None else target[0, 0][..., where].shape
-        val = fit_value(value, self.n, longest, cell, per_step, what)
-        simple = (where is None or isinstance(where, (int, slice))) and int(start.min()) >= 0
-        if simple and not per_step and target.flags.c_contiguous:
-            scatter_rows(target, val, start, end, where, reset)  # one value per trial
-            return
-        steps = np.arange(target.shape[1])
-        inside = (steps[None, :] >= start[:, None]) & (steps[None, :] < end[:, None])
-        full = np.broadcast_to(val, (self.n, longest, *cell))
-        if simple:
-            # Boolean masks select cells row by row, in step order, on both sides.
-            picked = full[np.arange(longest)[None, :] < (end - start)[:, None]]
-            view = target if where is None else target[..., where]
-            if reset:
-                view[inside] = picked
-            else:
-                view[inside] += picked
-            return
-        rows, cols = np.nonzero(inside)
-        picked = full[rows, cols - start[rows]]
-        if where is None:
-            if reset:
-                target[rows, cols] = picked
-            else:
-                target[rows, cols] += picked
-        else:
-            current = target[rows, cols]
-            if reset:
-                current[..., where] = picked
-            else:
-                current[..., where] += picked
-            target[rows, cols] = current
 
     def add_input(
         self,
@@ -461,8 +424,8 @@ class BatchBuilder(TrialVariables):
         dtype = ob.dtype if ob.dtype.kind == "f" and ob.dtype.itemsize in (4, 8) else np.float64
         rng = self.rng
         if isinstance(period, str) and period in self.start_t:
-            sl = self._cells(period)[0]
-            if sl is not None:  # one period with shared bounds: draw straight into place
+            sl = self._cells(period)
+            if type(sl) is slice:  # one period with shared bounds: draw straight into place
                 view = ob[:, sl]
                 if view.shape[1] == 0:
                     return
@@ -485,22 +448,21 @@ class BatchBuilder(TrialVariables):
             return draw
 
         for name in as_period_list(period, self.start_t):
-            sl, start, end = self._cells(name)
-            if sl is None:
-                if not (end > start).any():  # empty in every trial: nothing to draw
-                    continue
-                cell = ob.shape[2:] if idx is None else ob[0, 0][..., idx].shape
-                if isinstance(rng, RowGenerators):  # each row draws its own period length
-                    draw = rng.standard_normal_ragged(np.maximum(end - start, 0), cell, dtype)
-                    draw = scaled_rows(draw, sigma)
-                    if mu:
-                        draw += mu
-                else:
-                    longest = int((end - start).max())
-                    draw = noise(np.empty((self.n, longest, *cell)))
-                self._write_ragged(ob, draw, start, end, idx, True, False, "add_noise")
+            cells = self._cells(name)
+            if type(cells) is slice:
+                self._write_slice(ob, noise, cells, idx, True, False, "add_noise")
+                continue
+            if not cells.total:  # empty in every trial: nothing to draw
+                continue
+            cell = ob.shape[2:] if idx is None else ob[0, 0][..., idx].shape
+            if isinstance(rng, RowGenerators):  # each row draws its own period length
+                draw = rng.standard_normal_ragged(cells.lens, cell, dtype)
+                draw = scaled_rows(draw, sigma)
+                if mu:
+                    draw += mu
             else:
-                self._write_slice(ob, noise, sl, idx, True, False, "add_noise")
+                draw = noise(np.empty((self.n, cells.longest, *cell)))
+            write_ragged(ob, draw, cells, idx, True, False, "add_noise")
 
     def set_target(
         self,
@@ -545,19 +507,18 @@ class BatchBuilder(TrialVariables):
         mask = self._mask
         assert mask is not None
         for span in period_spans(period, self.start_t, self.end_t):
-            sl, start, end = self._span_cells(span)
-            if sl is not None:
-                self._write_slice(gt, value, sl, idx, per_step, True, _what)
-                mask[:, sl] = True
+            cells = self._span_cells(span)
+            if type(cells) is slice:
+                self._write_slice(gt, value, cells, idx, per_step, True, _what)
+                mask[:, cells] = True
             else:
-                self._write_ragged(gt, value, start, end, idx, per_step, True, _what)
-                steps = np.arange(gt.shape[1])
-                mask |= (steps[None, :] >= start[:, None]) & (steps[None, :] < end[:, None])
+                write_ragged(gt, value, cells, idx, per_step, True, _what)
+                mask |= cells.inside(gt.shape[1])
 
     def view_input(self, period: str | None = None) -> np.ndarray:
         """A writable view ``(B, L, *obs_shape)`` of a period shared by all trials."""
-        sl, _, _ = self._cells(period)
-        if sl is None:
+        sl = self._cells(period)
+        if type(sl) is not slice:
             raise ValueError(
                 f"period {period!r} has different bounds across the batch; use add_input/"
                 "set_input with per_step=True instead of a view"
