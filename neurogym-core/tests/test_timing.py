@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 import pickle
 import re
@@ -558,19 +559,19 @@ class _Trials(_Task):
         return {}
 
 
-def test_once_a_trial_was_built_item_assignment_names_the_task_periods_only():
+def test_once_constructed_item_assignment_names_the_task_periods_only():
     env = _Trials()
-    env.timing["extra"] = 100  # before the first trial: how task code adds its periods
-    env.reset(seed=0)
-    message = (
-        "timing of _Trials has no key 'stimulis'; valid keys: 'fixation', 'stimulus', 'extra'"
-    )
+    message = "timing of _Trials has no key 'stimulis'; valid keys: 'fixation', 'stimulus'"
     with pytest.raises(ValueError, match=re.escape(message + "; did you mean 'stimulus'?")):
+        env.timing["stimulis"] = 700  # made, not yet reset: a misspelt period is refused
+    with pytest.raises(ValueError, match=re.escape("has no key 'extra'")):
+        env.timing["extra"] = 100
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=re.escape(message)):
         env.timing["stimulis"] = 700
     with pytest.raises(ValueError, match=re.escape("has no key 'late'")):
         env.timing.setdefault("late", 5)
-    assert "stimulis" not in env.timing
-    assert "late" not in env.timing
+    assert set(env.timing) == {"fixation", "stimulus"}
     env.timing["stimulus"] = 700  # a period of the task: fine
     env.timing = {"fixation": 200, "stimulus": 700}  # a replacement stays sealed ...
     with pytest.raises(ValueError, match=re.escape("has no key 'stimulis'")):
@@ -578,7 +579,52 @@ def test_once_a_trial_was_built_item_assignment_names_the_task_periods_only():
     clone = pickle.loads(pickle.dumps(env))  # ... and so does a copy
     with pytest.raises(ValueError, match=re.escape("has no key 'stimulis'")):
         clone.timing["stimulis"] = 700
-    batch_env = _Trials()
-    batch_env.new_trials(4)  # a batch settles the periods too
-    with pytest.raises(ValueError, match=re.escape("has no key 'stimulis'")):
-        batch_env.timing["stimulis"] = 700
+
+
+class _MoreTrials(_Trials):
+    def __init__(self, timing=None):
+        super().__init__(timing)  # the parent's __init__ returns: not yet sealed
+        self.timing["extra"] = 100  # task code adds a period in its own __init__
+
+
+class _MixedIn:
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.timing["mixed"] = 50
+
+
+class _MixedTrials(_MixedIn, _Trials):  # no __init__ of its own: the mixin's is outermost
+    pass
+
+
+def test_a_subclass_adds_periods_in_its_init_and_then_they_are_settled():
+    env = _MoreTrials()
+    assert env.timing["extra"] == 100
+    valid = "valid keys: 'fixation', 'stimulus', 'extra'"
+    with pytest.raises(ValueError, match=re.escape(valid)):
+        env.timing["extra2"] = 100
+    mixed = _MixedTrials()
+    assert mixed.timing["mixed"] == 50
+    with pytest.raises(ValueError, match=re.escape("has no key 'other'")):
+        mixed.timing["other"] = 1
+    assert list(inspect.signature(_MoreTrials).parameters) == ["timing"]  # still documented
+
+
+class _NoPeriods(TrialEnv):
+    def __init__(self):
+        super().__init__(dt=100)
+        self.observation_space = spaces.Box(-1, 1, shape=(1,), dtype=np.float32)
+        self.action_space = spaces.Discrete(2)
+
+    def _new_trial(self, **kwargs):
+        return {}
+
+
+def test_a_task_without_periods_refuses_any_timing_key():
+    env = _NoPeriods()
+    message = "timing of _NoPeriods has no key 'stimulus'; valid keys: none"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        env.timing["stimulus"] = 500
+    with pytest.raises(ValueError, match=re.escape(message)):
+        env.timing = {"stimulus": 500}
+    assert dict(env.timing) == {}

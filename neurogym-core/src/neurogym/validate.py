@@ -342,7 +342,7 @@ def check_keys(
     valid = list(dict.fromkeys([*present, *optional]))
     for key in given:
         if key not in valid:
-            listed = ", ".join(repr(k) for k in valid)
+            listed = ", ".join(repr(k) for k in valid) or "none"
             raise ValueError(
                 f"{what} has no key {key!r}; valid keys: {listed}{closest(key, valid)}"
             )

@@ -13,6 +13,7 @@ or a timing key ``"stimulis"`` can no longer be accepted silently.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -150,6 +151,12 @@ class RewardsAndTiming:
         rewards = CheckedRewards()
     _timing: TimingDict
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__init__
+        if not getattr(init, "_seals_timing", False):
+            cls.__init__ = _sealing_init(init)  # type: ignore[method-assign]
+
     @property
     def timing(self) -> TimingDict:
         """Period name to timing spec; validated when set (see :mod:`neurogym.timing`)."""
@@ -169,7 +176,7 @@ class RewardsAndTiming:
         cls = type(self)
         current = self.__dict__.get("_timing")
         known = current.known if current is not None else {}
-        if known:  # not while __init__ builds it (the task's first assignment sets them)
+        if known or (current is not None and current.sealed):  # not while __init__ builds it
             check_keys(timing, known, cls.optional_timing, f"timing of {cls.__name__}")
         self._timing = timing.bind(self.dt, cls.optional_timing, cls.__name__, known)
         self._timing.sealed = current is not None and current.sealed
@@ -181,7 +188,30 @@ class RewardsAndTiming:
         if rewards:
             self.rewards.update(rewards)
         self._timing = TimingDict()
+        self._timing.owner = cls.__name__  # (named in errors before a timing is bound)
         if cls.default_timing or timing:
             self.timing = dict(cls.default_timing)
             if timing:
                 self.timing.update(timing)
+
+
+def _sealing_init(init: Any) -> Any:
+    """``init``, which seals the env's timing when it returns as the outermost ``__init__``.
+
+    Once an env is constructed its periods are settled (a task's ``__init__`` adds them,
+    by item assignment too), so from then on ``env.timing["decison"] = 700`` raises naming
+    the valid keys (:attr:`TimingDict.sealed`) instead of adding a period no trial uses.
+    The outermost call is the one ``type(self).__init__`` names: a subclass's ``__init__``
+    calling its parent's through ``super()`` seals once, after its own code.
+    """
+
+    @functools.wraps(init)
+    def sealing_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        if type(self).__init__ is sealing_init:
+            timing = self.__dict__.get("_timing")
+            if timing is not None:
+                timing.sealed = True
+
+    sealing_init._seals_timing = True  # type: ignore[attr-defined]
+    return sealing_init
