@@ -405,7 +405,9 @@ def bench(session: nox.Session) -> None:
     Single-env steps/s and new_trial/s of every task are measured in pairs instead
     (``bench/paired.py``: persistent workers per side, alternating 0.1 s windows, the median
     of 7 per-round ratios), so that a VM changing speed between repetitions does not decide
-    a per-task ratio.
+    a per-task ratio. ``-- --instructions`` also counts, with valgrind's callgrind, the
+    instructions per step / new_trial of every per-task row under 1.1x on both sides
+    (``bench/instructions.py``), beside its wall-clock ratio.
     """
     install_editable(session, *packages())
     # bench/rl.py: the stable-baselines3 adapter vs DummyVecEnv (torch pinned, as upstream's)

@@ -3,7 +3,7 @@
 Usage (``nox -s bench`` does this)::
 
     python bench/compare.py --upstream UPSTREAM_PYTHON [--ours OURS_PYTHON] [--reps 5]
-        [--baseline BASELINE_PYTHON]
+        [--baseline BASELINE_PYTHON] [--instructions]
 
 Repetitions are interleaved (ours, upstream, upstream, ours, ...) and every figure is the
 median over repetitions. Prints one table and writes it, with a description of the machine
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import baseline
+import instructions
 import paired
 
 HERE = Path(__file__).resolve().parent
@@ -332,6 +333,61 @@ TARGETS = (
 )  # fmt: skip
 
 
+NEAR_ONE = 1.1
+"""Paired ratios under this are counted in instructions too (``--instructions``)."""
+
+
+def near_one(single: dict[str, Any]) -> dict[str, list[str]]:
+    """The tasks whose paired step (or, with periods, new_trial) ratio is under NEAR_ONE."""
+    ratios, periods = single["ratios"]["upstream"], single["has_periods"]
+    rows: dict[str, list[str]] = {"step": [], "new_trial": []}
+    for name in sorted(ratios):
+        if med(ratios[name].get("steps_per_s", [])) < NEAR_ONE:
+            rows["step"].append(name)
+        if periods.get(name, True) and med(ratios[name].get("new_trial_per_s", [])) < NEAR_ONE:
+            rows["new_trial"].append(name)
+    return rows
+
+
+def count_near_one(ours: str, upstream: str, single: dict[str, Any]) -> dict[str, Any]:
+    """Callgrind instructions per step / new_trial of the rows near 1x, both sides."""
+    counted: dict[str, Any] = {}
+    for what, names in near_one(single).items():
+        if names:
+            n = 5000 if what == "step" else 300
+            counted[what] = {
+                "ours": instructions.count(ours, "ours", what, n, names),
+                "upstream": instructions.count(upstream, "up", what, n, names),
+            }
+    return counted
+
+
+def instruction_lines(counted: dict[str, Any], figures: dict[str, Any]) -> list[str]:
+    """The section of instruction counts beside the paired wall-clock ratios."""
+    lines = [
+        f"## Instructions of the rows under {NEAR_ONE}x (callgrind)",
+        "",
+        "A paired wall-clock ratio near 1x moves by tens of percent between runs on a shared "
+        "VM; an instruction count does not (bench/instructions.py: one callgrind run per side "
+        "and figure). upstream / ours above 1 means ours runs fewer instructions.",
+        "",
+        "| task | figure | paired ratio | instructions ours | upstream | upstream / ours |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    per_task = {"step": figures["steps_per_s_per_task"],
+                "new_trial": figures["new_trial_per_s_per_task"]}  # fmt: skip
+    for what, sides in counted.items():
+        for name, ours in sides["ours"].items():
+            theirs = sides["upstream"].get(name)
+            paired_ratio = per_task[what].get(name, (0, 0, float("nan")))[2]
+            ratio = f"{theirs / ours:.2f}x" if theirs else ""
+            lines.append(
+                f"| {name} | {what} | {paired_ratio:.2f}x | {ours:,} | "
+                f"{'' if theirs is None else f'{theirs:,}'} | {ratio} |"
+            )
+    return [*lines, ""]
+
+
 def report(data: dict[str, Any], info: dict[str, Any]) -> str:
     """The markdown report."""
     rows, figures = summarise(data)
@@ -366,6 +422,8 @@ def report(data: dict[str, Any], info: dict[str, Any]) -> str:
         lines += baseline.section(
             data["raw"]["ours"], data["raw"]["baseline"], fmt, data["single"]
         )
+    if "instructions" in data:
+        lines += instruction_lines(data["instructions"], figures)
     lines += ["## Targets", ""]
     for label, get, threshold in TARGETS:
         value = get(figures)
@@ -392,9 +450,16 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--baseline", default=None, help="python of an earlier commit's run")
     parser.add_argument("--out", default=str(HERE / "results"))
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count callgrind instructions of the per-task rows under 1.1x (valgrind)",
+    )
     args = parser.parse_args()
     load_start = os.getloadavg()
     data = collect(args.ours, args.upstream, args.reps, args.baseline)
+    if args.instructions:
+        data["instructions"] = count_near_one(args.ours, args.upstream, data["single"])
     info = {
         "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
         "command": "nox -s bench" if os.environ.get("NOX_CURRENT_SESSION") else " ".join(sys.argv),

@@ -264,11 +264,11 @@ def test_a_ragged_span_holds_each_trials_steps(steps):
 
 
 def test_the_builder_converts_each_ragged_span_once_per_batch():
-    env = _Chain(merged=True, ragged=True, gap=False)
-    env.reset(seed=3)
     from neurogym._trials.builder import BatchBuilder
     from neurogym._trials.ragged import RaggedSpan
 
+    env = _Chain(merged=True, ragged=True, gap=False)
+    env.reset(seed=3)
     b = BatchBuilder(env, 16, {})
     env._new_trials(b)
     later = [name for name in b.start_t if type(b._cells(name)) is RaggedSpan]
