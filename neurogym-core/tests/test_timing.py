@@ -170,6 +170,15 @@ def test_trunc_exp_scalar_and_array_forms():
     assert arr[0] == value  # one uniform per draw, same stream
 
 
+@pytest.mark.parametrize(("mean", "vmin", "vmax"), [(600, 400, 800), (100, 0, INF), (7.5, 3, 9)])
+def test_one_trunc_exp_draw_equals_the_same_draw_of_an_array(mean, vmin, vmax):
+    # The one-draw form computes in Python floats (math.log1p), the array form in numpy: a
+    # trial drawn alone and in a batch must get the same duration, bit for bit.
+    alone = np.array([trunc_exp(rng(seed), mean, vmin, vmax) for seed in range(2000)])
+    batched = np.array([trunc_exp(rng(seed), mean, vmin, vmax, size=1)[0] for seed in range(2000)])
+    assert alone.tobytes() == batched.tobytes()
+
+
 def analytic_mean(mean, a, b):
     """Mean of an exponential(mean) conditioned on [a, b)."""
     if math.isinf(b):

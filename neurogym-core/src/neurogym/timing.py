@@ -85,8 +85,10 @@ def trunc_exp(
     # Inverse CDF written relative to vmin, so nothing underflows when vmin >> vmean:
     # x = vmin - m * log(1 - u * (1 - exp(-(vmax - vmin) / m))).
     mass = 1.0 if math.isinf(vmax) else -math.expm1(-(vmax - vmin) / vmean)
-    out = vmin - vmean * np.log1p(-u * mass)
-    return float(out) if size is None else out
+    if size is None:  # one draw: the same double arithmetic in Python floats (numpy's
+        return float(vmin - vmean * math.log1p(-u * mass))  # log1p is the C library's)
+    out: np.ndarray = vmin - vmean * np.log1p(-u * mass)
+    return out
 
 
 @dataclass(frozen=True)
