@@ -263,6 +263,22 @@ def test_a_ragged_span_holds_each_trials_steps(steps):
     np.testing.assert_array_equal(span.flat_index(steps), np.flatnonzero(inside))
 
 
+def test_a_ragged_span_past_the_arrays_ends_keeps_only_their_steps():
+    # Spans that start before step 0 or end after the last step (per-step writes take them):
+    # the (B, steps) mask holds the steps inside the arrays, the window mask all of them.
+    from neurogym._trials.ragged import RaggedSpan
+
+    start = np.array([-2, 3, 0], dtype=np.intp)
+    end = np.array([2, 14, 1], dtype=np.intp)
+    span = RaggedSpan(start, end)
+    cells = np.arange(10)
+    inside = (cells >= start[:, None]) & (cells < end[:, None])
+    np.testing.assert_array_equal(span.inside(10), inside)
+    window = np.arange(-2, 14)
+    expected = (window >= start[:, None]) & (window < end[:, None])
+    np.testing.assert_array_equal(span.window_mask(), expected)
+
+
 def test_the_builder_converts_each_ragged_span_once_per_batch():
     from neurogym._trials.builder import BatchBuilder
     from neurogym._trials.ragged import RaggedSpan

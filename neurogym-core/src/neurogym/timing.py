@@ -316,8 +316,9 @@ class TimingDict(dict[str, Any]):
         """Every key this timing (or the one it replaced in its env) has held: the task's
         periods, which ``update()`` and a replacement of the env's timing may name."""
         self.sealed = False
-        """Set when the env builds its first trial: from then on item assignment, too, names
-        only ``known`` or ``optional`` keys (before, task code adds its periods that way)."""
+        """Set when the owning env's construction ends (its outermost ``__init__`` returns) or
+        it builds its first trial: from then on item assignment, too, names only ``known`` or
+        ``optional`` keys (before, task code adds its periods that way)."""
         self.update(*args, **kwargs)
 
     def __setitem__(self, key: str, value: Any) -> None:
@@ -347,7 +348,7 @@ class TimingDict(dict[str, Any]):
         Every entry, now and later, must fit :data:`MAX_TRIAL_STEPS` steps of ``dt``, and
         ``update()`` accepts only the keys held now or before (``known``: those of the timing
         this one replaces) plus ``optional`` (item assignment, which task code uses to build
-        its defaults, accepts any key).
+        its defaults, accepts any key until the timing is ``sealed``).
         """
         self.dt = dt
         self.optional = tuple(optional)

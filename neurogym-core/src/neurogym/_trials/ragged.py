@@ -67,9 +67,8 @@ class RaggedSpan:
         if mask is None:
             mask = self._inside[steps] = np.zeros((self.n, steps), dtype=bool)
             lo, hi = max(self.lo, 0), min(self.hi, steps)
-            if hi > lo:
-                window = np.arange(lo, hi)
-                mask[:, lo:hi] = (window >= self.start[:, None]) & (window < self.end[:, None])
+            if hi > lo:  # the window's mask, cut to the array's steps
+                mask[:, lo:hi] = self.window_mask()[:, lo - self.lo : hi - self.lo]
         return mask
 
     def picked(self) -> np.ndarray:
