@@ -124,6 +124,19 @@ def _same_container(value: Any, copy: Any) -> bool:
         return False
 
 
+def _row_dicts(columns: dict[str, Any], size: int) -> list[dict[str, Any]]:
+    """One dict per row of ``columns`` (each a ``(size, ...)`` array), filled column by column.
+
+    The values are the arrays' elements (numpy scalars, or sub-arrays), as indexing a row
+    gives them; filling every dict one key at a time costs less than zipping each row.
+    """
+    rows: list[dict[str, Any]] = [{} for _ in range(size)]
+    for key, column in columns.items():
+        for row, value in zip(rows, column, strict=True):
+            row[key] = value
+    return rows
+
+
 class TrialPool:
     """``K`` pre-generated trials of one env and the per-row data stepping needs.
 
@@ -165,9 +178,7 @@ class TrialPool:
             per_period = zip(names, starts, ends, firsts, stops, durations, strict=True)
             self.periods = list(per_period)
             self.tmax = times[count:].max(axis=0).tolist()
-        keys = list(batch.trial)
-        rows = zip(*(batch.trial[key] for key in keys), strict=True) if keys else ((),) * size
-        self.trials = [dict(zip(keys, row, strict=True)) for row in rows]
+        self.trials = _row_dicts(batch.trial, size)
         self.gt_lists = self._gt_lists(batch)
         rule = env.rule
         self.codes: list[list[int]] | None = None

@@ -24,6 +24,7 @@ from neurogym._trials.batch import (
     refuse_empty_trials,
 )
 from neurogym._trials.durations import Bound, sample_duration
+from neurogym._trials.fresh import FreshChannels, as_set_value
 from neurogym._trials.ragged import RaggedSpan, write_ragged
 from neurogym._trials.rowrng import RowGenerators
 from neurogym._trials.variables import (
@@ -94,6 +95,7 @@ class BatchBuilder(TrialVariables):
         self._ob: np.ndarray | None = None
         self._gt: np.ndarray | None = None
         self._mask: np.ndarray | None = None
+        self._fresh: FreshChannels | None = None  # the ob channels still all zero
         # ragged spans met so far: (id(start), id(end)) -> (start, end, slice or RaggedSpan)
         self._spans: dict[tuple[int, int], tuple[Any, Any, slice | RaggedSpan]] = {}
 
@@ -200,17 +202,25 @@ class BatchBuilder(TrialVariables):
     @property
     def ob(self) -> np.ndarray:
         """The ``(B, T, *obs_shape)`` observation array (allocated on first use)."""
+        ob = self._ob_array()
+        if self._fresh is not None:  # the caller may write into it
+            self._fresh.touch_all()
+        return ob
+
+    def _ob_array(self) -> np.ndarray:
+        """:attr:`ob` for the verbs, which keep :class:`FreshChannels` up to date."""
         if self._ob is None:
             space = self.env.observation_space
             fill = self.env._default_ob_value
             shape = (self.n, self.steps, *(space.shape or ()))
             if self.n > 1:
                 self._check_size(shape[1])
-            self._ob = (
-                np.zeros(shape, dtype=space.dtype)
-                if fill is None
-                else np.full(shape, fill, dtype=space.dtype)
-            )
+            if fill is None:
+                self._ob = np.zeros(shape, dtype=space.dtype)
+                if len(shape) == 3 and self._ob.dtype.kind == "f":
+                    self._fresh = FreshChannels(shape[2])
+            else:
+                self._ob = np.full(shape, fill, dtype=space.dtype)
         return self._ob
 
     @property
@@ -289,13 +299,31 @@ class BatchBuilder(TrialVariables):
         reset: bool,
         what: str,
     ) -> None:
-        """Adds (or sets) ``value`` into ``target`` over ``period`` and ``where``."""
+        """Adds (or sets) ``value`` into ``target`` over ``period`` and ``where``.
+
+        An add into observation channels no write has touched yet is written as a set
+        (:mod:`~neurogym._trials.fresh`): over each span of the write that no earlier span
+        of it overlaps (spans in increasing order with shared bounds; else the first only).
+        """
+        fresh = self._fresh if target is self._ob else None
+        as_set = fresh is not None and fresh.take(where) and not reset
+        done, set_value = -1, value  # done: -1 before the first span, then where they end
         for span in period_spans(period, self.start_t, self.end_t):
             cells = self._span_cells(span)
+            val, sets = value, reset
+            if as_set:
+                if done < 0:  # the first span: is the value one a set can write?
+                    as_set, set_value = as_set_value(value)
+                if type(cells) is slice and cells.start >= done:
+                    sets, val, done = as_set, set_value, cells.stop
+                elif done < 0:  # a ragged first span: the spans after it may overlap it
+                    sets, val, as_set = as_set, set_value, False
+                else:  # this span may overlap an earlier one of the write: an add
+                    as_set = False
             if type(cells) is slice:
-                self._write_slice(target, value, cells, where, per_step, reset, what)
+                self._write_slice(target, val, cells, where, per_step, sets, what)
             else:
-                write_ragged(target, value, cells, where, per_step, reset, what)
+                write_ragged(target, val, cells, where, per_step, sets, what)
 
     def _write_slice(
         self,
@@ -368,7 +396,9 @@ class BatchBuilder(TrialVariables):
         idx = self.env._where(where, "observation")
         if index is not None:
             value, idx = self._one_hot(value, index, idx, per_step, _what)
-        self._write(self.ob, value, period, idx, per_step=per_step, reset=False, what=_what)
+        self._write(
+            self._ob_array(), value, period, idx, per_step=per_step, reset=False, what=_what
+        )
 
     def set_input(
         self,
@@ -384,7 +414,9 @@ class BatchBuilder(TrialVariables):
         idx = self.env._where(where, "observation")
         if index is not None:
             value, idx = self._one_hot(value, index, idx, per_step, _what)
-        self._write(self.ob, value, period, idx, per_step=per_step, reset=True, what=_what)
+        self._write(
+            self._ob_array(), value, period, idx, per_step=per_step, reset=True, what=_what
+        )
 
     def _one_hot(
         self, value: Any, index: Any, idx: Any, per_step: bool, what: str
@@ -396,7 +428,7 @@ class BatchBuilder(TrialVariables):
         """
         if per_step:
             raise ValueError(f"{what}: index= writes one value per trial, not per_step")
-        width = self.ob.shape[-1]
+        width = self._ob_array().shape[-1]
         if idx is None or isinstance(idx, slice):
             dims: Any = range(width)[slice(None) if idx is None else idx]
         else:
@@ -420,7 +452,9 @@ class BatchBuilder(TrialVariables):
         if np.ndim(sigma):
             sigma = per_row(np.asarray(sigma, dtype=float), self.n, "sigma")
         idx = self.env._where(where, "observation")
-        ob = self.ob
+        ob = self._ob_array()
+        if self._fresh is not None:
+            self._fresh.take(idx)  # noise is added as drawn (no set for a first write)
         dtype = ob.dtype if ob.dtype.kind == "f" and ob.dtype.itemsize in (4, 8) else np.float64
         rng = self.rng
         if isinstance(period, str) and period in self.start_t:
