@@ -292,3 +292,65 @@ def test_the_builder_converts_each_ragged_span_once_per_batch():
     assert b._cells(later[0]) is b._cells(later[0])
     assert b._cells(None) is b._cells(None)  # the whole trial: trials differ in length
     assert b._cells(later[0]) is not b._cells(None)
+
+
+def test_the_bound_table_converts_every_bound_as_to_steps_does():
+    from neurogym._trials.bounds import BoundTable
+    from neurogym._trials.ragged import RaggedSpan
+    from neurogym.timing import _to_steps
+
+    shared, drawn = 250.0, np.array([100.0, 340.0, 99.9999999, 180.0])
+    same = np.full(4, 300.0)  # an array every trial shares: a slice, as a float would be
+    later = drawn + 80.0
+    table = BoundTable([0.0, shared, drawn, same, later, drawn], 4, 20.0)
+    assert table.steps(shared) == _to_steps(shared, 20.0) == 12
+    assert table.steps(same) == 15
+    assert type(table.steps(same)) is int
+    np.testing.assert_array_equal(table.steps(drawn), _to_steps(drawn, 20.0))
+    assert table.steps(drawn.copy()) is None  # found by identity, not by value
+    assert table.cells(shared, same) == slice(12, 15)
+    assert table.cells(same, shared) == slice(15, 15)  # reversed: empty
+    span = table.cells(drawn, later)
+    assert type(span) is RaggedSpan
+    expected = RaggedSpan(_to_steps(drawn, 20.0), _to_steps(later, 20.0))
+    for name in ("lens", "start", "end"):
+        np.testing.assert_array_equal(getattr(span, name), getattr(expected, name))
+    assert (span.lo, span.hi, span.total, span.longest) == (
+        expected.lo, expected.hi, expected.total, expected.longest
+    )  # fmt: skip
+    mixed = table.cells(shared, later)  # a shared start, a drawn end
+    np.testing.assert_array_equal(mixed.start, [12] * 4)
+    lengths = table.lengths(later)
+    np.testing.assert_array_equal(lengths, _to_steps(later, 20.0))
+    lengths[0] = -1  # a new array: the table's steps are left alone
+    assert table.steps(later)[0] != -1
+    assert table.lengths(np.zeros(4)) is None
+
+
+@pytest.mark.parametrize("reset", [False, True])
+@pytest.mark.parametrize("value", [1, -3, 0.5, 0.1, -0.0, 2**25 + 1, float("nan"), 1e300])
+@pytest.mark.parametrize("where", [None, 1, slice(0, 2)])
+@pytest.mark.parametrize("dense", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_a_python_number_written_as_it_is_equals_the_array_path(value, reset, where, dense, dtype):
+    # write_ragged takes a Python number without making an array of it when that gives the
+    # same bits as the array path (np.asarray(value)); else it takes the array path.
+    from neurogym._trials.ragged import RaggedSpan, write_ragged
+
+    start = np.array([0, 1, 0, 2, 1, 0]) if dense else np.array([0, 2, 5, 1, 7, 13])
+    end = np.array([10, 10, 9, 10, 10, 8]) if dense else start + 1
+    rng = np.random.default_rng(1)
+    target = (rng.standard_normal((6, 14, 3)) * 5).astype(dtype)
+    expected, got = target.copy(), target.copy()
+    span = RaggedSpan(start, end)
+    assert span.dense is dense
+    try:
+        with np.errstate(all="ignore"):
+            write_ragged(expected, np.asarray(value), span, where, False, reset, "t")
+    except (TypeError, ValueError, OverflowError) as exc:  # an int target refuses a float add
+        with pytest.raises(type(exc)), np.errstate(all="ignore"):
+            write_ragged(got, value, RaggedSpan(start, end), where, False, reset, "t")
+        return
+    with np.errstate(all="ignore"):
+        write_ragged(got, value, RaggedSpan(start, end), where, False, reset, "t")
+    assert got.tobytes() == expected.tobytes()

@@ -19,10 +19,10 @@ from neurogym._trials.batch import (
     TrialBatch,
     _apply,
     action_table,
-    per_trial,
     period_columns,
     refuse_empty_trials,
 )
+from neurogym._trials.bounds import BoundTable, PeriodSteps
 from neurogym._trials.durations import Bound, sample_duration
 from neurogym._trials.fresh import FreshChannels, as_set_value
 from neurogym._trials.ragged import RaggedSpan, write_ragged
@@ -45,12 +45,6 @@ from neurogym._trials.where import (
     scaled_rows,
     single_index,
 )
-from neurogym.timing import (
-    EPS,
-    MAX_TRIAL_STEPS,
-    _to_steps,
-    check_steps,
-)
 
 if TYPE_CHECKING:
     from neurogym._env.env import TrialEnv
@@ -61,7 +55,7 @@ __all__ = ["TRIAL_BYTES", "BatchBuilder", "InvalidOperationError", "TrialBatch",
 TRIAL_BYTES = 256  # at least, per trial of a batch: its drawn variables and period bounds
 
 
-class BatchBuilder(TrialVariables):
+class BatchBuilder(PeriodSteps, TrialVariables):
     """Builds ``n`` trials at once for one env.
 
     Args:
@@ -98,6 +92,7 @@ class BatchBuilder(TrialVariables):
         self._fresh: FreshChannels | None = None  # the ob channels still all zero
         # ragged spans met so far: (id(start), id(end)) -> (start, end, slice or RaggedSpan)
         self._spans: dict[tuple[int, int], tuple[Any, Any, slice | RaggedSpan]] = {}
+        self._table: BoundTable | None = None  # every bound in steps (made when needed)
 
     # ------------------------------------------------------------------ periods
     def add_period(
@@ -151,6 +146,7 @@ class BatchBuilder(TrialVariables):
         else:
             start = 0.0
         end = start + dur
+        self._table = None
         self.start_t[period] = start
         self.end_t[period] = end
         if isinstance(end, float) and isinstance(self.tmax_ms, float):
@@ -173,30 +169,6 @@ class BatchBuilder(TrialVariables):
                 f"{arg}={name!r} names no period added so far; added: {list(self.start_t)}"
             )
         return self.start_t[name], self.end_t[name]
-
-    @property
-    def lengths(self) -> np.ndarray:
-        """Steps per trial, ``(B,)``."""
-        tmax = self.tmax_ms
-        if isinstance(tmax, float):
-            return np.full(self.n, _to_steps(tmax, self.dt), dtype=np.intp)
-        return per_trial(_to_steps(tmax, self.dt), self.n).astype(np.intp)
-
-    @property
-    def steps(self) -> int:
-        """Steps of the longest trial ``T`` (at most :data:`~neurogym.timing.MAX_TRIAL_STEPS`)."""
-        tmax = self.tmax_ms
-        steps = int(_to_steps(tmax, self.dt)) if isinstance(tmax, float) else None
-        if steps is None:
-            steps = int(np.max(_to_steps(tmax, self.dt)))
-        if steps > MAX_TRIAL_STEPS:
-            check_steps(float(np.max(tmax)), self.dt, f"a trial of {type(self.env).__name__}")
-        return steps
-
-    def period_steps(self, name: str) -> tuple[int | np.ndarray, int | np.ndarray]:
-        """Start and end step index (end exclusive) of ``name``: ints or ``(B,)`` arrays."""
-        start, end = self._known(name, "period")
-        return _to_steps(start, self.dt), _to_steps(end, self.dt)
 
     # ------------------------------------------------------------------ arrays
     @property
@@ -249,44 +221,6 @@ class BatchBuilder(TrialVariables):
                 f"{type(self.env).__name__}",
                 "the number of trials (or the trials' durations)",
             )
-
-    def _cells(self, period: str | None) -> slice | RaggedSpan:
-        """A common slice when all trials share the period's bounds, else its ragged span."""
-        if period is not None and period not in self.start_t:
-            raise KeyError(
-                f"unknown period {period!r}; this batch's periods are {list(self.start_t)}"
-            )
-        return self._span_cells(None if period is None else self._known(period, "period"))
-
-    def _span_cells(self, span: tuple[Bound, Bound] | None) -> slice | RaggedSpan:
-        """:meth:`_cells` of a ``(start, end)`` span in ms (None: the whole trial).
-
-        Spans whose bounds are arrays are converted once per batch and bound objects (the
-        builder keeps what it found, with the bound objects, so their ids stay theirs).
-        """
-        if span is None:
-            start: Any = 0.0
-            end: Any = self.tmax_ms
-        else:
-            start, end = span
-        dt = self.dt
-        if type(start) is float and type(end) is float:  # _to_steps, inlined
-            first = math.floor(start / dt + EPS)
-            return slice(first, max(first, math.floor(end / dt + EPS)))
-        key = (id(start), id(end))
-        known = self._spans.get(key)
-        if known is not None and known[0] is start and known[1] is end:
-            return known[2]
-        first_steps = per_trial(_to_steps(start, dt), self.n)
-        end_steps = per_trial(_to_steps(end, dt), self.n)
-        cells: slice | RaggedSpan
-        if (first_steps == first_steps[0]).all() and (end_steps == end_steps[0]).all():
-            first = int(first_steps[0])
-            cells = slice(first, max(first, int(end_steps[0])))
-        else:
-            cells = RaggedSpan(first_steps, end_steps)
-        self._spans[key] = (start, end, cells)
-        return cells
 
     def _write(
         self,

@@ -89,7 +89,12 @@ class RaggedSpan:
 
 
 def scatter_rows(
-    target: np.ndarray, val: Any, span: RaggedSpan, where: int | slice | None, reset: bool
+    target: np.ndarray,
+    val: Any,
+    span: RaggedSpan,
+    where: int | slice | None,
+    reset: bool,
+    number: bool = False,
 ) -> None:
     """Writes one value per trial into the steps of ``span`` in each row of ``target``.
 
@@ -97,11 +102,12 @@ def scatter_rows(
     ``(B, 1, *cell)`` (``cell`` being what ``where`` selects). Narrow cells are written
     channel by channel, each either as a masked ufunc over the span's window (when the
     spans fill most of it) or as a 1-D scatter at flat step indices: both are several times
-    faster than boolean-mask writes into an interleaved ``(B, L, k)`` view.
+    faster than boolean-mask writes into an interleaved ``(B, L, k)`` view. A Python
+    ``number`` (checked by :func:`write_ragged`) is written as it is.
     """
     if span.total == 0:
         return
-    arr = exact_cast(np.asarray(val), target.dtype)
+    arr = val if number else exact_cast(np.asarray(val), target.dtype)
     if span.dense:
         cells = target[:, span.lo : span.hi]
         sel = cells if where is None else cells[..., where]
@@ -111,7 +117,7 @@ def scatter_rows(
     idx = span.flat_index(steps)
     flat = target.reshape(n * steps, *target.shape[2:])
     sel = flat if where is None else flat[:, where]
-    if arr.ndim == 0:
+    if number or arr.ndim == 0:
         value: Any = arr
     else:
         rows = arr.reshape(arr.shape[0], *arr.shape[2:])
@@ -138,6 +144,16 @@ def write_ragged(
             f"{what}: callable values need a period with the same bounds in every trial "
             "of the batch; pass an array instead"
         )
+    if (
+        type(value) in (int, float)
+        and not per_step
+        and (where is None or type(where) is int or type(where) is slice)
+        and span.lo >= 0
+        and target.flags.c_contiguous
+        and _same_in(value, target.dtype)
+    ):  # one number for every trial: no array made of it
+        scatter_rows(target, value, span, where, reset, number=True)
+        return
     n, longest = span.n, span.longest
     cell = target.shape[2:] if where is None else target[0, 0][..., where].shape
     val = fit_value(value, n, longest, cell, per_step, what)
@@ -170,6 +186,19 @@ def write_ragged(
         else:
             current[..., where] += picked
         target[rows, cols] = current
+
+
+def _same_in(number: int | float, dtype: np.dtype[Any]) -> bool:
+    """Whether ``number`` survives a cast to ``dtype`` unchanged.
+
+    Then writing it as it is writes what the array path would: numpy casts a Python number
+    to the array's type first, while the array path adds in float64 a value that does not
+    survive, and casts (unsafely) one an integer array cannot hold.
+    """
+    try:
+        return bool(dtype.type(number).item() == number)  # compared as Python numbers
+    except (OverflowError, ValueError):
+        return False
 
 
 def _by_channel(sel: np.ndarray, value: Any, at: np.ndarray, reset: bool) -> None:
