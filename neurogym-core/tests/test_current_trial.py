@@ -156,3 +156,59 @@ def test_a_copy_keeps_its_prefetched_trials(clone):
     assert other._pool is not None
     assert other._pool.usable(other)
     assert _ground_truths(other, 8) == _ground_truths(env, 8)
+
+
+def test_a_pooled_trial_of_a_hand_written_step_becomes_a_plain_trial_at_its_first_step():
+    # Served from the pool its period dicts are lazy (a trial generated but never stepped
+    # does not pay for them); its first step turns it into a plain CurrentTrial holding the
+    # same trial, with the period dicts made.
+    import neurogym
+    from neurogym._env.current import PooledTrial
+
+    env = neurogym.make("neurogym/ReadySetGo-v0").unwrapped
+    env.reset(seed=2)
+    pooled = env._current
+    assert type(pooled) is PooledTrial
+    assert "start_ind" not in vars(pooled)  # not made yet
+    expected = {
+        name: dict(getattr(pooled, name))
+        for name in ("start_t", "end_t", "start_ind", "end_ind", "durations")
+    }  # (the first read makes all five)
+    state = {name: getattr(pooled, name) for name in ("trial", "ob", "gt", "gt_list", "codes")}
+    env.step(0)
+    plain = env._current
+    assert type(plain) is CurrentTrial
+    for name, value in expected.items():
+        assert getattr(plain, name) == value
+    for name, value in state.items():
+        assert getattr(plain, name) is value  # the same trial, not a copy of its data
+    assert (plain.end_step, plain.tmax, plain.tmax_ms) == (
+        pooled.end_step, pooled.tmax, pooled.tmax_ms
+    )  # fmt: skip
+    assert env.t_ind == 1
+    assert env.in_period("fixation") == (
+        plain.start_ind["fixation"] <= 1 < plain.end_ind["fixation"]
+    )
+
+
+def test_a_plain_trial_steps_as_the_pooled_one_would():
+    # The same seed stepped with the conversion and with the periods made at once (an eager
+    # trial, as before the conversion existed) gives the same rewards and observations.
+    import neurogym
+    from neurogym._env.current import CurrentTrial as Plain
+    from neurogym._env.current import PooledTrial
+
+    def run(eager):
+        env = neurogym.make("neurogym/OneTwoThreeGo-v0").unwrapped
+        env.reset(seed=5)
+        out = []
+        rng = np.random.default_rng(0)
+        for _ in range(400):
+            if eager and type(env._current) is PooledTrial:
+                env._current = env._current.plain()
+                assert type(env._current) is Plain
+            ob, reward, *_ = env.step(int(rng.integers(2)))
+            out.append((ob.tobytes(), reward))
+        return out
+
+    assert run(True) == run(False)

@@ -49,7 +49,21 @@ if TYPE_CHECKING:
     from neurogym._env.prefetch import TrialPool
     from neurogym._trials.builder import BatchBuilder, TrialBatch
 
-__all__ = ["NO_PERIODS", "CurrentTrial", "PooledTrial"]
+__all__ = ["NO_PERIODS", "OBNOW", "CurrentTrial", "PooledTrial"]
+
+
+class _ObNow(str):
+    """:data:`OBNOW`'s type: upstream's string, pickled and copied as a reference."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "OBNOW"
+
+
+OBNOW = _ObNow("ob_unknown_yet")
+"""Sentinel returned by ``TrialEnv.ob_now``; ``step`` replaces it by the next observation
+(recognised by identity, which unpickling and copying keep)."""
 
 
 def end_step(tmax: float, dt: float) -> int:
@@ -73,11 +87,12 @@ class _LazyPeriods:
     """A prefetched trial's five period dicts, made from its pool row on first read.
 
     A non-data descriptor of :class:`PooledTrial`: it runs only while the instance dict lacks
-    the name, and it puts all five dicts there, so every later read is a plain attribute
-    read. A rule-stepped task never reads them, so its trials never pay for them. (A class
-    with such a descriptor loses CPython 3.11's specialised reads of that name, so the trials
-    of a task with a hand-written ``_step``, which reads its periods on every step through
-    ``in_period``, are plain :class:`CurrentTrial` objects with plain attributes.)
+    the name, and it puts all five dicts there, so every later read is an attribute read. A
+    rule-stepped task never reads them, and a trial generated but not stepped never does:
+    neither pays for them. (A class with such a descriptor loses CPython 3.11's specialised
+    reads of that name, so ``step`` turns the trial of a task with a hand-written ``_step``,
+    which reads its periods at every step through ``in_period``, into a plain
+    :class:`CurrentTrial` before its first step: :meth:`PooledTrial.plain`.)
     """
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -210,16 +225,13 @@ class CurrentTrial:
         return current
 
     @classmethod
-    def from_pool(
-        cls, pool: TrialPool, row: int, dt: float, eager_periods: bool = False
-    ) -> CurrentTrial:
+    def from_pool(cls, pool: TrialPool, row: int, dt: float) -> CurrentTrial:
         """Row ``row`` of a prefetched pool.
 
-        Its period dicts are made on first read (a :class:`PooledTrial`), or at once as plain
-        attributes if ``eager_periods`` (a hand-written ``_step`` reads them every step).
+        A :class:`PooledTrial`: its period dicts are made on first read (a trial that is
+        generated but never stepped, or stepped by the rule, never pays for them).
         """
-        kind = CurrentTrial if eager_periods else PooledTrial
-        current = kind.__new__(kind)  # __init__'s work, for the per-trial path
+        current = PooledTrial.__new__(PooledTrial)  # __init__'s work, for the per-trial path
         current.dt = dt
         current.end_step = steps = pool.lengths[row]
         current.tmax = steps * dt
@@ -230,8 +242,6 @@ class CurrentTrial:
         current._row = row
         current.empty = current.live = False  # instance attributes, as in __init__
         current.obs_out = None
-        if eager_periods:
-            _set_row_periods(current)
         current._rows_from_pool()
         current.gt_list = pool.gt_lists[row]
         current.codes = None if pool.codes is None else pool.codes[row]
@@ -366,6 +376,36 @@ class CurrentTrial:
 
 class PooledTrial(CurrentTrial):
     """A prefetched trial (:meth:`CurrentTrial.from_pool`): its period dicts are lazy."""
+
+    def plain(self) -> CurrentTrial:
+        """This trial as a plain :class:`CurrentTrial`, its period dicts made.
+
+        The attributes are set in the order ``from_pool`` sets them, with the periods after
+        ``obs_out``, so that every plain trial made here shares one attribute layout, whose
+        reads CPython specialises.
+        """
+        current = CurrentTrial.__new__(CurrentTrial)
+        current.dt = self.dt
+        current.end_step = self.end_step
+        current.tmax = self.tmax
+        current.tmax_ms = self.tmax_ms
+        current.trial = self.trial
+        current._builder = self._builder
+        current._pool = self._pool
+        current._row = self._row
+        current.empty = self.empty
+        current.live = self.live
+        current.obs_out = self.obs_out
+        current.start_t = self.start_t  # (the first read of a period makes all five)
+        current.end_t = self.end_t
+        current.start_ind = self.start_ind
+        current.end_ind = self.end_ind
+        current.durations = self.durations
+        current.ob = self.ob
+        current.gt = self.gt
+        current.gt_list = self.gt_list
+        current.codes = self.codes
+        return current
 
     start_t: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
     end_t: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]

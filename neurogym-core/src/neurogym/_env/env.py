@@ -13,7 +13,7 @@ import numpy as np
 
 from neurogym._env.actions import checked_action, discrete_bounds, small_box_shape
 from neurogym._env.authoring import AuthoringMixin
-from neurogym._env.current import CurrentTrial
+from neurogym._env.current import OBNOW, CurrentTrial, PooledTrial
 from neurogym._env.overrides import Overrides
 from neurogym._env.prefetch import BLOCK, TrialPool, refuse_prefetch_setting
 from neurogym._env.rewards import RewardsAndTiming
@@ -25,20 +25,6 @@ from neurogym._trials.variables import RecordOnly, check_forced_finite, kept_for
 from neurogym.rules import OutcomeTable, StandardDecision
 
 __all__ = ["OBNOW", "EmptyPeriodWarning", "TrialEnv"]
-
-
-class _ObNow(str):
-    """:data:`OBNOW`'s type: upstream's string, pickled and copied as a reference."""
-
-    __slots__ = ()
-
-    def __reduce__(self) -> str:
-        return "OBNOW"
-
-
-OBNOW = _ObNow("ob_unknown_yet")
-"""Sentinel returned by ``TrialEnv.ob_now``; ``step`` replaces it by the next observation
-(recognised by identity, which unpickling and copying keep)."""
 
 
 _index = operator.index  # int(action) for Python and numpy integers and 0-d int arrays
@@ -304,7 +290,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         pool = self._pool
         if pool is None or not pool.usable(self):
             pool = self._pool = TrialPool.generate(self, BLOCK)
-        return CurrentTrial.from_pool(pool, pool.take(), self.dt, not self._steps_by_rule)
+        return CurrentTrial.from_pool(pool, pool.take(), self.dt)
 
     def _derive_step_tables(self, current: CurrentTrial) -> None:
         """The per-step ground truth, rule codes and observations ``step`` reads."""
@@ -457,6 +443,8 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             terminated = truncated = False
             info: dict[str, Any] = {"new_trial": new_trial}
         else:
+            if type(current) is PooledTrial:  # its first step: plain attributes from now on
+                current = self._current = current.plain()
             ob, reward, terminated, truncated, info = type(self)._step(self, action)
             new_trial = info.setdefault("new_trial", False)
             t_ind = self.t_ind
