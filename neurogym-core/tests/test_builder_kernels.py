@@ -331,7 +331,7 @@ def test_the_bound_table_converts_every_bound_as_to_steps_does():
 @pytest.mark.parametrize("value", [1, -3, 0.5, 0.1, -0.0, 2**25 + 1, float("nan"), 1e300])
 @pytest.mark.parametrize("where", [None, 1, slice(0, 2)])
 @pytest.mark.parametrize("dense", [True, False])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
 def test_a_python_number_written_as_it_is_equals_the_array_path(value, reset, where, dense, dtype):
     # write_ragged takes a Python number without making an array of it when that gives the
     # same bits as the array path (np.asarray(value)); else it takes the array path.
@@ -354,3 +354,24 @@ def test_a_python_number_written_as_it_is_equals_the_array_path(value, reset, wh
     with np.errstate(all="ignore"):
         write_ragged(got, value, RaggedSpan(start, end), where, False, reset, "t")
     assert got.tobytes() == expected.tobytes()
+
+
+def test_a_pool_takes_the_builders_period_columns_only_while_the_batch_holds_them():
+    from data_tasks import VarTask
+
+    from neurogym._env.prefetch import TrialPool
+
+    env = VarTask()
+    env.reset(seed=4)
+    batch = env.new_trials(8)
+    pool = TrialPool(env, batch)
+    for name, starts, ends, firsts, stops, durations in pool.periods:
+        assert starts == batch.start_t[name].tolist()
+        assert ends == batch.end_t[name].tolist()
+        assert firsts == batch.periods[name][0].tolist()
+        assert stops == batch.periods[name][1].tolist()
+        assert durations == (batch.end_t[name] - batch.start_t[name]).tolist()
+    batch.end_t["decision"] = batch.end_t["decision"] + 400.0  # edited after the build
+    edited = {period[0]: period for period in TrialPool(env, batch).periods}["decision"]
+    assert edited[2] == batch.end_t["decision"].tolist()
+    assert edited[4] == [int(t // 100) for t in batch.end_t["decision"].tolist()]

@@ -162,10 +162,11 @@ def test_a_pooled_trial_of_a_hand_written_step_becomes_a_plain_trial_at_its_firs
     # Served from the pool its period dicts are lazy (a trial generated but never stepped
     # does not pay for them); its first step turns it into a plain CurrentTrial holding the
     # same trial, with the period dicts made.
-    import neurogym
+    from data_tasks import StepTask
+
     from neurogym._env.current import PooledTrial
 
-    env = neurogym.make("neurogym/ReadySetGo-v0").unwrapped
+    env = StepTask()
     env.reset(seed=2)
     pooled = env._current
     assert type(pooled) is PooledTrial
@@ -194,12 +195,13 @@ def test_a_pooled_trial_of_a_hand_written_step_becomes_a_plain_trial_at_its_firs
 def test_a_plain_trial_steps_as_the_pooled_one_would():
     # The same seed stepped with the conversion and with the periods made at once (an eager
     # trial, as before the conversion existed) gives the same rewards and observations.
-    import neurogym
+    from data_tasks import StepTask
+
     from neurogym._env.current import CurrentTrial as Plain
     from neurogym._env.current import PooledTrial
 
     def run(eager):
-        env = neurogym.make("neurogym/OneTwoThreeGo-v0").unwrapped
+        env = StepTask()
         env.reset(seed=5)
         out = []
         rng = np.random.default_rng(0)
@@ -207,7 +209,7 @@ def test_a_plain_trial_steps_as_the_pooled_one_would():
             if eager and type(env._current) is PooledTrial:
                 env._current = env._current.plain()
                 assert type(env._current) is Plain
-            ob, reward, *_ = env.step(int(rng.integers(2)))
+            ob, reward, *_ = env.step(int(rng.integers(3)))
             out.append((ob.tobytes(), reward))
         return out
 

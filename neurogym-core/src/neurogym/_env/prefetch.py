@@ -137,6 +137,31 @@ def _row_dicts(columns: dict[str, Any], size: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _period_columns(
+    batch: TrialBatch, names: list[str], size: int, dt: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(2P, size)`` period bounds in ms (starts, then ends) and in steps.
+
+    The builder's own columns when the batch still holds them (its ``start_t`` and
+    ``end_t`` values are their very rows), else made from the batch's dicts.
+    """
+    count = len(names)
+    columns = getattr(batch, "_columns", None)
+    if columns is not None:
+        times, steps, starts, ends = columns
+        if (
+            len(starts) == len(ends) == count
+            and all(map(is_, batch.start_t.values(), starts))
+            and all(map(is_, batch.end_t.values(), ends))
+        ):
+            return times, steps
+    times = np.empty((2 * count, size))  # start times, then end times
+    for i, name in enumerate(names):
+        times[i] = batch.start_t[name]
+        times[count + i] = batch.end_t[name]
+    return times, _to_steps(times, dt)
+
+
 class TrialPool:
     """``K`` pre-generated trials of one env and the per-row data stepping needs.
 
@@ -167,11 +192,8 @@ class TrialPool:
         self.periods: list[tuple[Any, ...]] = []
         if names:
             count = len(names)
-            times = np.empty((2 * count, size))  # start times, then end times
-            for i, name in enumerate(names):
-                times[i] = batch.start_t[name]
-                times[count + i] = batch.end_t[name]
-            as_lists, steps = times.tolist(), _to_steps(times, env.dt).tolist()
+            times, step_array = _period_columns(batch, names, size, env.dt)
+            as_lists, steps = times.tolist(), step_array.tolist()
             durations = (times[count:] - times[:count]).tolist()
             starts, ends = as_lists[:count], as_lists[count:]
             firsts, stops = steps[:count], steps[count:]

@@ -514,14 +514,18 @@ class BatchBuilder(PeriodSteps, TrialVariables):
         lengths = self.lengths
         if p:
             refuse_empty_trials(self.env, lengths, names, self.dt)
-        return TrialBatch(
+        starts, ends = list(times[:p]), list(times[p:])
+        batch = TrialBatch(
             ob=self._ob,
             gt=self._gt,
             lengths=lengths,
             mask=mask,
             periods={name: (steps[i], steps[p + i]) for i, name in enumerate(names)},
-            start_t=dict(zip(names, times[:p], strict=True)),
-            end_t=dict(zip(names, times[p:], strict=True)),
+            start_t=dict(zip(names, starts, strict=True)),
+            end_t=dict(zip(names, ends, strict=True)),
             trial=self.trial,
             dt=self.dt,
         )
+        # the period columns a TrialPool would convert again (its rows are start_t's, end_t's)
+        setattr(batch, "_columns", (times, steps, starts, ends))  # noqa: B010 (not a field)
+        return batch

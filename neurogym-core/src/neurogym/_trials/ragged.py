@@ -36,23 +36,30 @@ class RaggedSpan:
             window then cost less than scatters at flat indices.
     """
 
-    __slots__ = ("_flat", "_inside", "_picked", "_window", "dense", "end", "hi", "lens", "lo",
-                 "longest", "n", "start", "total")  # fmt: skip
+    __slots__ = ("_flat", "_inside", "_longest", "_picked", "_window", "dense", "end", "hi",
+                 "lens", "lo", "n", "start", "total")  # fmt: skip
 
     def __init__(self, start: np.ndarray, end: np.ndarray) -> None:
         self.start, self.end = start, end
         self.n = n = start.shape[0]
         lens = end - start
-        self.longest = max(int(lens.max()), 1)
         np.maximum(lens, 0, out=lens)
         self.lens = lens
         self.total = int(lens.sum())
         self.lo, self.hi = int(start.min()), int(end.max())
         self.dense = 2 * self.total >= n * (self.hi - self.lo)
+        self._longest = 0  # (made on first use: writes of one value per trial never read it)
         self._window: np.ndarray | None = None
         self._picked: np.ndarray | None = None
         self._flat: dict[int, np.ndarray] = {}
         self._inside: dict[int, np.ndarray] = {}
+
+    @property
+    def longest(self) -> int:
+        """The longest span, at least 1."""
+        if not self._longest:
+            self._longest = max(int(self.lens.max()), 1)
+        return self._longest
 
     def window_mask(self) -> np.ndarray:
         """``(B, hi - lo)`` bools: which steps of the window belong to each trial's span."""
@@ -150,6 +157,7 @@ def write_ragged(
         and (where is None or type(where) is int or type(where) is slice)
         and span.lo >= 0
         and target.flags.c_contiguous
+        and (target.dtype.kind == "f" or target.dtype == _INT64)  # (other ints: casting rules)
         and _same_in(value, target.dtype)
     ):  # one number for every trial: no array made of it
         scatter_rows(target, value, span, where, reset, number=True)
@@ -188,6 +196,11 @@ def write_ragged(
         target[rows, cols] = current
 
 
+_INT64 = np.dtype(np.int64)
+_UNITS = frozenset({-1, 0, 1})
+"""Numbers every float and signed integer type holds (``-0.0`` and ``1.0`` among them)."""
+
+
 def _same_in(number: int | float, dtype: np.dtype[Any]) -> bool:
     """Whether ``number`` survives a cast to ``dtype`` unchanged.
 
@@ -195,6 +208,8 @@ def _same_in(number: int | float, dtype: np.dtype[Any]) -> bool:
     to the array's type first, while the array path adds in float64 a value that does not
     survive, and casts (unsafely) one an integer array cannot hold.
     """
+    if number in _UNITS and dtype.kind in "fi":
+        return True
     try:
         return bool(dtype.type(number).item() == number)  # compared as Python numbers
     except (OverflowError, ValueError):
@@ -204,8 +219,9 @@ def _same_in(number: int | float, dtype: np.dtype[Any]) -> bool:
 def _by_channel(sel: np.ndarray, value: Any, at: np.ndarray, reset: bool) -> None:
     """Writes ``value`` at ``at`` (a bool mask over ``sel``'s leading dims, or flat indices)."""
     if sel.ndim == at.ndim + 1 and 1 < sel.shape[-1] <= 8:
+        scalar = type(value) in (int, float) or np.ndim(value) == 0
         for c in range(sel.shape[-1]):
-            part = value if np.ndim(value) == 0 else value[..., 0 if value.shape[-1] == 1 else c]
+            part = value if scalar else value[..., 0 if value.shape[-1] == 1 else c]
             _put(sel[..., c], part, at, reset)
         return
     _put(sel, value, at, reset)

@@ -68,24 +68,28 @@ def period_spans(
     if isinstance(period, str) and period in start_t:  # the common case: one period
         return [(start_t[period], end_t[period])]
     spans: list[tuple[Any, Any] | None] = []
-    extendable = False  # whether the last span may grow (its durations are all >= 0)
+    # whether the last span may grow (its durations are all >= 0); None: not checked yet
+    # (checked only when the next period starts at its end: arrays cost a comparison)
+    extendable: bool | None = False
     for name in as_period_list(period, start_t):
         if name is None:
             return [None]
         start, end = start_t[name], end_t[name]
-        ordered = end >= start if type(start) is type(end) is float else _ordered(start, end)
         last = spans[-1] if spans else None
-        if last is not None and extendable and ordered and last[1] is start:
-            spans[-1] = (last[0], end)
-        else:
-            spans.append((start, end))
-            extendable = ordered
+        if last is not None and last[1] is start:
+            if extendable is None:  # a span of one period: its own bounds
+                extendable = _ordered(last[0], last[1])
+            if extendable and _ordered(start, end):
+                spans[-1] = (last[0], end)
+                continue
+        spans.append((start, end))
+        extendable = None
     return spans
 
 
 def _ordered(start: Any, end: Any) -> bool:
     """Whether ``end >= start`` (for every trial, if either is an array)."""
-    if isinstance(start, float) and isinstance(end, float):
+    if type(start) is float and type(end) is float:
         return end >= start
     return bool(np.all(np.asarray(end) >= np.asarray(start)))
 
