@@ -146,3 +146,13 @@ def test_which_values_may_be_set(value, expected):
         assert got == expected[1]
     if not ok:
         assert got is value
+
+
+@pytest.mark.parametrize("width", [1, 3, 5])
+def test_the_channels_a_slice_selects_are_the_ones_numpy_selects(width):
+    for start in [None, -6, -2, 0, 1, 2, 4, 7]:
+        for stop in [None, -7, -1, 0, 1, 3, 5, 8]:
+            for step in [None, 1, 2, -1, -2]:
+                where = slice(start, stop, step)
+                expected = sum(1 << c for c in set(np.arange(width)[where].tolist()))
+                assert FreshChannels(width)._bits(where) == expected, where

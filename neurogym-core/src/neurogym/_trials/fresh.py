@@ -25,6 +25,10 @@ SMALL = 4096
 """Largest float value array normalised (one extra pass over it) to turn an add into a set."""
 
 
+_KNOWN: dict[int, tuple[Any, int, int]] = {}
+"""``id(where)`` -> ``(where, width, bits)`` for the slices met so far (slices are immutable)."""
+
+
 class FreshChannels:
     """Which channels of a zero-filled ``(B, T, k)`` array no write has touched.
 
@@ -59,7 +63,26 @@ class FreshChannels:
             return (1 << width) - 1
         if type(where) is int:
             return 1 << (where % width)
-        channels = range(width)[where] if type(where) is slice else np.ravel(where).tolist()
+        if type(where) is not slice:  # an index array (it may be edited: not cached)
+            return self._bits_of(where, width)
+        known = _KNOWN.get(id(where))  # (a resolved where= is one object per space and name)
+        if known is not None and known[0] is where and known[1] == width:
+            return known[2]
+        bits = self._bits_of(where, width)
+        if len(_KNOWN) >= 256:
+            _KNOWN.clear()
+        _KNOWN[id(where)] = (where, width, bits)  # (keeps ``where``: its id stays its own)
+        return bits
+
+    @staticmethod
+    def _bits_of(where: Any, width: int) -> int:
+        if type(where) is slice:
+            start, stop, step = where.indices(width)
+            if step == 1:  # channels start .. stop - 1 (none if stop <= start)
+                return ((1 << max(start, stop)) - 1) ^ ((1 << start) - 1)
+            channels: Any = range(start, stop, step)
+        else:
+            channels = np.ravel(where).tolist()
         bits = 0
         for channel in channels:
             bits |= 1 << (channel % width)
