@@ -80,7 +80,9 @@ class BatchBuilder(PeriodSteps, TrialVariables):
         self.rng: np.random.Generator = env.rng if rng is None else rng
         if kwargs:
             check_forced_finite(kwargs)
-        self.kwargs = TrackedKwargs(kwargs)
+        # forced values remember which names the task looked up (record() names the others);
+        # without any, a plain dict: nothing to report, and its lookups cost no Python call
+        self.kwargs: dict[str, Any] = TrackedKwargs(kwargs) if kwargs else {}
         self.dt = float(env.dt)
         self.trial: dict[str, Any] = {}
         self.start_t: dict[str, Bound] = {}
