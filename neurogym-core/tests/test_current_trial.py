@@ -164,12 +164,12 @@ def test_a_pooled_trial_of_a_hand_written_step_becomes_a_plain_trial_at_its_firs
     # same trial, with the period dicts made.
     from data_tasks import StepTask
 
-    from neurogym._env.current import PooledTrial
+    from neurogym._env.current import LazyTrial
 
     env = StepTask()
     env.reset(seed=2)
     pooled = env._current
-    assert type(pooled) is PooledTrial
+    assert type(pooled) is LazyTrial
     assert "start_ind" not in vars(pooled)  # not made yet
     expected = {
         name: dict(getattr(pooled, name))
@@ -198,7 +198,7 @@ def test_a_plain_trial_steps_as_the_pooled_one_would():
     from data_tasks import StepTask
 
     from neurogym._env.current import CurrentTrial as Plain
-    from neurogym._env.current import PooledTrial
+    from neurogym._env.current import LazyTrial
 
     def run(eager):
         env = StepTask()
@@ -206,7 +206,7 @@ def test_a_plain_trial_steps_as_the_pooled_one_would():
         out = []
         rng = np.random.default_rng(0)
         for _ in range(400):
-            if eager and type(env._current) is PooledTrial:
+            if eager and type(env._current) is LazyTrial:
                 env._current = env._current.plain()
                 assert type(env._current) is Plain
             ob, reward, *_ = env.step(int(rng.integers(3)))
@@ -214,3 +214,49 @@ def test_a_plain_trial_steps_as_the_pooled_one_would():
         return out
 
     assert run(True) == run(False)
+
+
+def test_a_trial_built_on_its_own_makes_its_periods_on_first_read():
+    # A batch-native task with cross-trial state builds each trial alone: a LazyTrial whose
+    # period dicts come from its builder on first read, plain at the first step of a
+    # hand-written _step; a trial without periods is plain at once, with empty dicts.
+    from data_tasks import OneAtATime
+
+    from neurogym import OBNOW
+    from neurogym._env.current import LazyTrial
+
+    class Stepped(OneAtATime):  # no declared rule: nothing reads the periods at new_trial
+        def __init__(self):
+            super().__init__()
+            self.rule = None
+
+        def _step(self, action):
+            return OBNOW, 0.0, False, False, {}
+
+    env = Stepped()
+    env.reset(seed=3)
+    built = env._current
+    assert type(built) is LazyTrial
+    assert built._pool is None
+    assert "start_ind" not in vars(built)
+    builder = built._builder
+    expected_start = {name: float(start) for name, start in builder.start_t.items()}
+    assert built.start_t == expected_start  # made from the builder on this first read
+    assert built.start_ind == {name: int(t // 100) for name, t in expected_start.items()}
+    assert built.tmax_ms == float(builder.tmax_ms)
+    env.step(0)
+    assert type(env._current) is CurrentTrial
+    assert env._current.start_t == expected_start
+
+
+def test_a_built_trial_without_periods_is_plain_with_empty_period_dicts():
+    import neurogym
+
+    env = neurogym.make("neurogym/Null-v0").unwrapped
+    env.reset(seed=0)
+    for _ in range(3):
+        env.new_trial()
+        current = env._current
+        assert type(current) is CurrentTrial
+        assert current.start_t == current.end_t == current.start_ind == {}
+        assert current.end_ind == current.durations == {}

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from neurogym._env.prefetch import TrialPool
     from neurogym._trials.builder import BatchBuilder, TrialBatch
 
-__all__ = ["NO_PERIODS", "OBNOW", "CurrentTrial", "PooledTrial"]
+__all__ = ["NO_PERIODS", "OBNOW", "CurrentTrial", "LazyTrial"]
 
 
 class _ObNow(str):
@@ -86,13 +86,13 @@ NO_PERIODS: Mapping[str, Any] = MappingProxyType({})
 class _LazyPeriods:
     """A prefetched trial's five period dicts, made from its pool row on first read.
 
-    A non-data descriptor of :class:`PooledTrial`: it runs only while the instance dict lacks
+    A non-data descriptor of :class:`LazyTrial`: it runs only while the instance dict lacks
     the name, and it puts all five dicts there, so every later read is an attribute read. A
     rule-stepped task never reads them, and a trial generated but not stepped never does:
     neither pays for them. (A class with such a descriptor loses CPython 3.11's specialised
     reads of that name, so ``step`` turns the trial of a task with a hand-written ``_step``,
     which reads its periods at every step through ``in_period``, into a plain
-    :class:`CurrentTrial` before its first step: :meth:`PooledTrial.plain`.)
+    :class:`CurrentTrial` before its first step: :meth:`LazyTrial.plain`.)
     """
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -101,7 +101,7 @@ class _LazyPeriods:
     def __get__(self, current: CurrentTrial | None, owner: type) -> Any:
         if current is None:
             return self
-        _set_row_periods(current)
+        current._fill_periods()  # type: ignore[attr-defined]
         return getattr(current, self.name)
 
 
@@ -154,7 +154,7 @@ class CurrentTrial:
         tmax_ms: End of the last period in ms, before flooring to steps.
     """
 
-    # NO_PERIODS until sync_periods copies a builder's periods (PooledTrial: lazy).
+    # NO_PERIODS until sync_periods copies a builder's periods (LazyTrial: lazy).
     start_t: dict[str, float]
     end_t: dict[str, float]
     start_ind: dict[str, int]
@@ -206,32 +206,13 @@ class CurrentTrial:
         return current
 
     @classmethod
-    def being_built(
-        cls, builder: BatchBuilder, tmax: float, previous: dict[str, Any] | None
-    ) -> CurrentTrial:
-        """A trial that ``builder`` (one trial) is about to build.
-
-        An upstream-style ``_new_trial`` builds into a plain ``CurrentTrial(dt, tmax,
-        previous)`` instead, whose builder the first authoring verb makes (:meth:`builder`),
-        so a ``_new_trial`` that calls none (a bandit) makes none.
-
-        Args:
-            builder: The one-trial builder.
-            tmax: The trial length if the trial adds no period (the env's default ``tmax``).
-            previous: The previous trial's dict (``trial`` until the build is done).
-        """
-        current = cls(builder.dt, tmax, previous)
-        current._builder = builder
-        return current
-
-    @classmethod
     def from_pool(cls, pool: TrialPool, row: int, dt: float) -> CurrentTrial:
         """Row ``row`` of a prefetched pool.
 
-        A :class:`PooledTrial`: its period dicts are made on first read (a trial that is
+        A :class:`LazyTrial`: its period dicts are made on first read (a trial that is
         generated but never stepped, or stepped by the rule, never pays for them).
         """
-        current = PooledTrial.__new__(PooledTrial)  # __init__'s work, for the per-trial path
+        current = LazyTrial.__new__(LazyTrial)  # __init__'s work, for the per-trial path
         current.dt = dt
         current.end_step = steps = pool.lengths[row]
         current.tmax = steps * dt
@@ -276,6 +257,21 @@ class CurrentTrial:
 
     def sync_periods(self) -> None:
         """Copies the builder's periods (and the trial length) after ``add_period``."""
+        self._copy_periods()
+        builder = self._builder
+        assert builder is not None
+        if builder.start_t:
+            self._copy_length(builder)
+
+    def _copy_length(self, builder: BatchBuilder) -> None:
+        """The trial's length from its builder's periods (``tmax_ms``, ``end_step``, ``tmax``)."""
+        tmax = builder.tmax_ms
+        self.tmax_ms = tmax if type(tmax) is float else _as_float(tmax)
+        self.end_step = steps = _to_steps(self.tmax_ms, self.dt)
+        self.tmax = steps * self.dt
+
+    def _copy_periods(self) -> None:
+        """The five period dicts from the builder's periods."""
         builder = self._builder
         assert builder is not None
         dt = self.dt
@@ -295,11 +291,6 @@ class CurrentTrial:
             start_ind[name] = floor(first / dt + EPS)  # _to_steps, inlined
             end_ind[name] = floor(last / dt + EPS)
             durations[name] = last - first
-        if builder.start_t:
-            tmax = builder.tmax_ms
-            self.tmax_ms = tmax if type(tmax) is float else _as_float(tmax)
-            self.end_step = steps = _to_steps(self.tmax_ms, dt)
-            self.tmax = steps * dt
 
     def view_arrays(self) -> None:
         """Views the builder's arrays (``ob``, ``gt``) again, after they were (re)allocated."""
@@ -374,8 +365,19 @@ class CurrentTrial:
             self.go_live()
 
 
-class PooledTrial(CurrentTrial):
-    """A prefetched trial (:meth:`CurrentTrial.from_pool`): its period dicts are lazy."""
+class LazyTrial(CurrentTrial):
+    """A trial whose five period dicts are made on first read (:class:`_LazyPeriods`).
+
+    A pooled trial (:meth:`CurrentTrial.from_pool`) makes them from its pool row; a trial a
+    batch-native task built on its own (:meth:`built`), from its builder. One class, so that
+    ``step`` tells it from a plain trial with one identity test.
+    """
+
+    def _fill_periods(self) -> None:
+        if self._pool is not None:
+            _set_row_periods(self)
+        else:
+            self._copy_periods()
 
     def plain(self) -> CurrentTrial:
         """This trial as a plain :class:`CurrentTrial`, its period dicts made.
@@ -412,6 +414,41 @@ class PooledTrial(CurrentTrial):
     start_ind: dict[str, int] = _LazyPeriods()  # type: ignore[assignment]
     end_ind: dict[str, int] = _LazyPeriods()  # type: ignore[assignment]
     durations: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
+
+    @staticmethod
+    def built(builder: BatchBuilder, trial: dict[str, Any], tmax: float) -> CurrentTrial:
+        """The trial ``builder`` (one trial, its ``_new_trials`` done) built.
+
+        A :class:`LazyTrial` if it has periods; else a plain :class:`CurrentTrial` with empty
+        period dicts (nothing to make lazily, and its one or two steps would pay for the
+        conversion).
+
+        Args:
+            builder: The finished one-trial builder.
+            trial: The trial dict.
+            tmax: The length of a trial that adds no period (``env.tmax`` before a trial).
+        """
+        periods = bool(builder.start_t)
+        kind = LazyTrial if periods else CurrentTrial
+        current = kind.__new__(kind)  # the attributes in from_pool's order
+        current.dt = dt = builder.dt
+        if periods:
+            current._copy_length(builder)
+        else:
+            steps = tmax / dt + 1e-9  # end_step(tmax, dt)
+            current.end_step = math.floor(steps) if steps < math.inf else sys.maxsize
+            current.tmax = tmax
+        current.trial = trial
+        current._builder = builder
+        current.empty = current.live = False
+        current.obs_out = None
+        if not periods:
+            current.start_t, current.end_t, current.durations = {}, {}, {}
+            current.start_ind, current.end_ind = {}, {}
+        current.ob = current.gt = None
+        current.gt_list = []
+        current.codes = None
+        return current
 
 
 class _LiveGroundTruth:

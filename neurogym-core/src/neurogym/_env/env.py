@@ -13,7 +13,7 @@ import numpy as np
 
 from neurogym._env.actions import checked_action, discrete_bounds, small_box_shape
 from neurogym._env.authoring import AuthoringMixin
-from neurogym._env.current import OBNOW, CurrentTrial, PooledTrial
+from neurogym._env.current import OBNOW, CurrentTrial, LazyTrial
 from neurogym._env.overrides import Overrides
 from neurogym._env.prefetch import BLOCK, TrialPool, refuse_prefetch_setting
 from neurogym._env.rewards import RewardsAndTiming
@@ -257,12 +257,12 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         """One trial generated on its own (one builder pass of one trial)."""
         previous = self._current
         builder: BatchBuilder | None
+        current: CurrentTrial
         if self._batch_native:
             builder = BatchBuilder(self, 1, kwargs)
-            current = CurrentTrial.being_built(builder, self._default_tmax, previous.trial)
             recorded = builder.record(type(self)._new_trials(self, builder, **kwargs))
-            current.trial = {key: value[0] for key, value in recorded.items()}
-            current.sync_periods()
+            trial = {key: value[0] for key, value in recorded.items()}
+            current = LazyTrial.built(builder, trial, self._default_tmax)
         else:  # upstream-style: the verbs write into the current trial (builder: first verb)
             plain = kwargs
             if kwargs:
@@ -443,7 +443,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             terminated = truncated = False
             info: dict[str, Any] = {"new_trial": new_trial}
         else:
-            if type(current) is PooledTrial:  # its first step: plain attributes from now on
+            if type(current) is LazyTrial:  # its first step: plain attributes from now on
                 current = self._current = current.plain()
             ob, reward, terminated, truncated, info = type(self)._step(self, action)
             new_trial = info.setdefault("new_trial", False)
