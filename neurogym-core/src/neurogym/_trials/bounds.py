@@ -101,7 +101,9 @@ class BoundTable:
     def lengths(self, end: Any) -> np.ndarray | None:
         """``(n,)`` steps of ``end`` (a new array), or None if the table does not hold it."""
         steps = self.steps(end)
-        return None if steps is None else self._per_trial(steps).copy()
+        if steps is None:
+            return None
+        return self._per_trial(steps) if isinstance(steps, int) else steps.copy()
 
 
 class PeriodSteps:
