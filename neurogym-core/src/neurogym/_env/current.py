@@ -84,7 +84,7 @@ NO_PERIODS: Mapping[str, Any] = MappingProxyType({})
 
 
 class _LazyPeriods:
-    """A prefetched trial's five period dicts, made from its pool row on first read.
+    """A lazy trial's five period dicts, made on first read from its pool row or its builder.
 
     A non-data descriptor of :class:`LazyTrial`: it runs only while the instance dict lacks
     the name, and it puts all five dicts there, so every later read is an attribute read. A
@@ -435,8 +435,7 @@ class LazyTrial(CurrentTrial):
         if periods:
             current._copy_length(builder)
         else:
-            steps = tmax / dt + 1e-9  # end_step(tmax, dt)
-            current.end_step = math.floor(steps) if steps < math.inf else sys.maxsize
+            current.end_step = end_step(tmax, dt)
             current.tmax = tmax
         current.trial = trial
         current._builder = builder

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from neurogym._trials.batch import period_columns
 from neurogym._trials.builder import BatchBuilder
-from neurogym.timing import _to_steps
 
 if TYPE_CHECKING:
     from neurogym._env.env import TrialEnv
@@ -155,11 +155,8 @@ def _period_columns(
             and all(map(is_, batch.end_t.values(), ends))
         ):
             return times, steps
-    times = np.empty((2 * count, size))  # start times, then end times
-    for i, name in enumerate(names):
-        times[i] = batch.start_t[name]
-        times[count + i] = batch.end_t[name]
-    return times, _to_steps(times, dt)
+    bounds = [*(batch.start_t[name] for name in names), *(batch.end_t[name] for name in names)]
+    return period_columns(bounds, size, dt)
 
 
 class TrialPool:
