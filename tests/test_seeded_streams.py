@@ -51,8 +51,8 @@ def test_a_seeded_batch_is_the_envs_first_trials_for_every_size(task_id):
     env = neurogym.make(task_id)
     if not env.unwrapped.has_groundtruth or "roitman02" in task_id:
         pytest.skip("no supervised batches (no ground truth, or a step wrapper)")
-    expected = _first_trials(task_id, 40, seed=5)
-    for n in (1, 7, BLOCK, 40):
+    expected = _first_trials(task_id, BLOCK + 8, seed=5)
+    for n in (1, 7, BLOCK, BLOCK + 8):  # the last crosses a block boundary
         batch = neurogym.batch(task_id, n, seed=5)
         for i in range(n):
             trial, ob = expected[i]

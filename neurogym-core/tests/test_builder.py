@@ -661,13 +661,46 @@ def test_a_single_envs_trials_are_the_rows_of_its_blocks():
     other = BatchTask(body, timing)
     other.rng = np_random(17)[0]
     batch = other.new_trials(one.prefetch)  # the library's one block size
-    assert one.prefetch == 32
+    assert one.prefetch == 128
     for row in range(3):
         steps = batch.lengths[row]
         np.testing.assert_array_equal(one.ob, batch.ob[row, :steps])
         np.testing.assert_array_equal(one.gt, batch.gt[row, :steps])
         assert one.trial == batch.trial_dict(row)
         one.new_trial()
+
+
+def test_a_reset_without_a_seed_goes_on_with_the_same_trials():
+    # Episode ends (reset() without a seed, as gymnasium's autoreset calls it) do not move
+    # the trial sequence: the rows of the block are served in turn across them; a reset with
+    # a seed, or after the generator was replaced, starts a new block from the generator.
+    timing = {"fixation": ("uniform", (100, 500)), "stimulus": (200, 300), "decision": 100}
+    body = stim_body(("uniform", ("x", 0, 1), {}))
+    reference = BatchTask(body, timing)
+    reference.rng = np_random(17)[0]
+    block = reference.new_trials(128)
+
+    def dicts(env, resets):
+        out = []
+        for reset_first in resets:
+            if reset_first:
+                env.reset()
+            else:
+                env.new_trial()
+            out.append(env.trial)
+        return out
+
+    env = BatchTask(body, timing)
+    env.reset(seed=17)
+    served = [env.trial, *dicts(env, [True, False, True, True])]
+    assert served == [block.trial_dict(row) for row in range(5)]
+    env.reset(seed=17)  # a seed starts the stream again
+    assert env.trial == block.trial_dict(0)
+    env.rng = np_random(3)[0]  # a new generator: its own first block
+    env.reset()
+    fresh = BatchTask(body, timing)
+    fresh.rng = np_random(3)[0]
+    assert env.trial == fresh.new_trials(128).trial_dict(0)
 
 
 # =========================================================================== ground truth

@@ -346,7 +346,7 @@ class BatchMismatch(Good):
 def test_a_batch_that_differs_from_the_single_envs_trials_fails():
     names, error = failures_of(BatchMismatch(), steps=50)
     assert "batch" in names
-    expected = "trial 0 after reset(seed) differs from row 0 of new_trials(32) drawn from the same"
+    expected = "trial 0 after reset(seed) differs from row 0 of new_trials(128) drawn from the"
     assert expected in str(error)
 
 
@@ -502,7 +502,7 @@ def test_a_task_cannot_set_a_prefetch_size():
     with pytest.raises(
         TypeError,
         match=r"^Tuned sets prefetch, which is not a task setting: .*"
-        r"blocks of 32 \(neurogym._env.prefetch.BLOCK\)",
+        r"blocks of 128 \(neurogym._env.prefetch.BLOCK\)",
     ):
 
         class Tuned(DeclaredCounting):

@@ -53,7 +53,7 @@ def _ground_truths(env, n):
 def test_prefetched_trials_are_dropped_when_an_attribute_is_reassigned():
     env = PrefetchTask()
     env.reset(seed=0)
-    env.new_trial()  # mid-block: 30 of 32 prefetched trials left
+    env.new_trial()  # mid-block: 126 of 128 prefetched trials left
     env.cohs = np.array([0.7])
     assert {float(env.new_trial()["coh"]) for _ in range(6)} == {0.7}
 

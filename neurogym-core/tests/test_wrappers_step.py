@@ -82,7 +82,7 @@ def test_noise_reset_with_seed_works_and_draws_from_the_task_generator():
     env = ngw.Noise(Toy(), std_noise=0.5)
     ob, _ = env.reset(seed=0)
     ref = _reference(0)
-    gt = int(ref.random(32)[0] * 2)  # the first of a block of 32 (neurogym._env.prefetch)
+    gt = int(ref.random(128)[0] * 2)  # the first of a block of 128 (neurogym._env.prefetch)
     expected0 = (np.array(FIX) + ref.normal(0.0, 0.5, 3)).astype(np.float32)
     np.testing.assert_array_equal(ob, expected0)
     ob, *_ = env.step(0)

@@ -90,7 +90,7 @@ def test_mixed_batch_rows_are_each_tasks_own_batch_with_the_rule_input():
     for i, task in enumerate(env.envs):
         mixed = neurogym.batch(env, 5, seed=11, task=env.names[i])
         # the same generator in one pass, no schedule draw (an int seed would draw the
-        # task's blocks of 32, as its single env does)
+        # task's blocks of 128, as its single env does)
         alone = neurogym.batch(task, 5, seed=np.random.default_rng(11))
         t = alone.inputs.shape[1]
         np.testing.assert_array_equal(mixed.inputs[:, :t, :3], alone.inputs)

@@ -392,7 +392,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if reseeded:  # their queued trials came from the old generators
             self._qcount[reseeded] = 0
             self._qhead[reseeded] = 0
-        self._discard(idx)
+            self._discard(np.asarray(reseeded, dtype=np.intp))
         self._start_next(idx)
         self._started = True
         self._ep_steps[idx] = 0
@@ -417,8 +417,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         skipping = self._pending
         if skipping:  # NEXT_STEP autoreset: these sub-envs reset and ignore their action
             skip = self._autoreset
-            idx = np.nonzero(skip)[0]
-            self._discard(idx)
+            idx = np.nonzero(skip)[0]  # (a reset without a seed: their trials go on)
             self._start_next(idx)
             self._ep_steps[idx] = 0
             self._ep_trials[idx] = 0
@@ -521,12 +520,13 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._discard(np.arange(self.num_envs), always=True)
 
     def _discard(self, idx: np.ndarray, always: bool = False) -> None:
-        """What a single env's ``reset()`` (or a configuration change) does to its trials.
+        """What a single env's ``reset(seed=...)`` or a configuration change does to its trials.
 
         A prefetching env (``K > 1``) drops the rest of its block and starts a new block from
         its generator; a block generated ahead and not started yet is undone by rewinding the
-        generator. Without prefetching, ``reset()`` just generates the next trial (the queue
-        is kept) unless ``always`` (a configuration change: queued trials are dropped).
+        generator. Without prefetching the queue is kept unless ``always`` (a configuration
+        change: queued trials are dropped). (``reset()`` without a seed and autoreset keep the
+        queue, as a single env keeps its pool.)
         """
         if self._block == 1:
             if always:

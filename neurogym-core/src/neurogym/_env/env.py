@@ -370,7 +370,9 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         self._action_bounds = discrete_bounds(self.action_space)
         self._small_box = small_box_shape(self.action_space)
         self._reset_done = True
-        self._pool = None
+        pool = self._pool
+        if seed is not None or pool is None or pool.generator is not self._np_random:
+            self._pool = None  # a new stream (or generator): else the trials just go on
         self._current = CurrentTrial.empty_trial(self.dt, self._default_tmax)
         self.num_tr = 0
         self.t_ind = 0

@@ -9,8 +9,11 @@ per-trial numpy overhead of stepping a single env. The trial sequence is fixed b
 is exactly the env's first ``n`` trials. A task that sets ``prefetch`` is refused at class
 creation (:func:`refuse_prefetch_setting`).
 
-A pool is discarded (and the next block generated) when it is used up, on ``reset``, and when
-the env's configuration is no longer the one the pool was generated from. The rule: **a pool
+A pool is discarded (and the next block generated) when it is used up, on ``reset(seed=...)``
+(or a ``reset()`` after ``env.rng`` was replaced), and when the env's configuration is no longer
+the one the pool was generated from. ``reset()`` without a seed (an episode end: gymnasium's
+autoreset, ``trials_per_episode``) goes on with the pool, so episode limits do not change the
+trials a seed gives, and a one-trial episode costs one trial, not a block. The rule: **a pool
 remembers its configuration** (every public attribute that is not per-step or per-trial
 state or gymnasium's ``metadata``/``spec``, and the ``timing`` object and its number of
 edits): by identity, and for mutable containers (arrays, lists, dicts, sets) also by
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BLOCK", "TrialPool", "refuse_prefetch_setting"]
 
-BLOCK = 32
+BLOCK = 128
 """Trials a single env of a batch-native task without cross-trial state draws at once."""
 
 
@@ -171,6 +174,7 @@ class TrialPool:
         self.batch = batch
         self.size = batch.size
         self.next = 0
+        self.generator = env._np_random  # what ``reset()`` without a seed continues
         self.names, self.values = _configuration(env)
         # ``env.timing`` (a property over ``_timing``): the object, and its number of edits
         self.timing, self.timing_version = env._timing, env._timing.version
