@@ -93,3 +93,35 @@ def test_no_speed_setting_can_change_a_seeded_stream(task_id):
         assert trial_a.keys() == trial_b.keys()
         assert all(_same(trial_a[key], trial_b[key]) for key in trial_a)
         assert (ob_a is None and ob_b is None) or np.array_equal(ob_a, ob_b)
+
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_episode_ends_go_on_with_a_pooled_tasks_trial_stream(task_id):
+    # reset() without a seed (an episode end: trials_per_episode, gymnasium's autoreset) goes
+    # on with the env's stream: the step that ends the episode serves the next trial (its first
+    # observation is the terminal one) and the reset replaces it with the one after, so
+    # one-trial episodes get trials 0, 2, 4, ... of the stream, not the first row of a new
+    # block each. Tasks with cross-trial state or a trial wrapper may restart per-episode
+    # state at a reset, so only pooled tasks (blocks of BLOCK) are held to it.
+    env = neurogym.make(task_id, trials_per_episode=1)
+    try:
+        pooled = env.unwrapped.prefetch > 1 and batch_source(env) is env.unwrapped
+    except UnsupportedWrapperError:  # a step wrapper (ReactionTime edits trials as they run)
+        pooled = False
+    if not pooled:
+        pytest.skip("trials served one at a time, or edited by a step wrapper")
+    stream = _first_trials(task_id, 11, seed=4)
+    env.action_space.seed(4)
+    env.reset(seed=4)
+    for episode in range(6):
+        if episode:
+            terminated = truncated = False
+            while not (terminated or truncated):  # the trial (and its episode) runs to its end
+                *_, terminated, truncated, _ = env.step(env.action_space.sample())
+            assert terminated  # one trial per episode
+            env.reset()
+        trial, ob = stream[2 * episode]
+        task = env.unwrapped
+        assert trial.keys() == task.trial.keys(), (episode, trial, task.trial)
+        assert all(_same(trial[key], task.trial[key]) for key in trial), (episode, trial)
+        assert (ob is None and task._current.ob is None) or np.array_equal(ob, task.ob)

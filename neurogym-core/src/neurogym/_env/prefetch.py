@@ -12,8 +12,8 @@ creation (:func:`refuse_prefetch_setting`).
 A pool is discarded (and the next block generated) when it is used up, on ``reset(seed=...)``
 (or a ``reset()`` after ``env.rng`` was replaced), and when the env's configuration is no longer
 the one the pool was generated from. ``reset()`` without a seed (an episode end: gymnasium's
-autoreset, ``trials_per_episode``) goes on with the pool, so episode limits do not change the
-trials a seed gives, and a one-trial episode costs one trial, not a block. The rule: **a pool
+autoreset, ``trials_per_episode``) goes on with the pool (its next row), so an episode end
+costs one trial, not a block, and the trials stay those of the seed's stream. The rule: **a pool
 remembers its configuration** (every public attribute that is not per-step or per-trial
 state or gymnasium's ``metadata``/``spec``, and the ``timing`` object and its number of
 edits): by identity, and for mutable containers (arrays, lists, dicts, sets) also by
