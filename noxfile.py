@@ -402,12 +402,12 @@ def bench(session: nox.Session) -> None:
     number of repetitions (default 5); ``-- --baseline PYTHON`` runs this repo's workloads a
     third time with ``PYTHON`` (an earlier commit's sources first on its path) and lists every
     figure worse than that baseline beyond the run-to-run spread (``bench/baseline.py``).
-    Single-env steps/s and new_trial/s of every task are measured in pairs instead
-    (``bench/paired.py``: persistent workers per side, alternating 0.1 s windows, the median
-    of 7 per-round ratios), so that a VM changing speed between repetitions does not decide
-    a per-task ratio. ``-- --instructions`` also counts, with valgrind's callgrind, the
-    instructions per step / new_trial of every per-task row under 1.1x on both sides
-    (``bench/instructions.py``), beside its wall-clock ratio.
+    Single-env steps/s and new_trial/s of every task, and its Dataset timesteps/s against the
+    baseline, are measured in pairs instead (``bench/paired.py``: persistent workers per side,
+    alternating 0.1 s windows, the median of 7 per-round ratios), so that a VM changing speed
+    between repetitions does not decide a per-task ratio. ``-- --instructions`` also counts,
+    with valgrind's callgrind, the instructions per step / new_trial of every per-task row
+    under 1.1x on both sides (``bench/instructions.py``), beside its wall-clock ratio.
     """
     install_editable(session, *packages())
     # bench/rl.py: the stable-baselines3 adapter vs DummyVecEnv (torch pinned, as upstream's)

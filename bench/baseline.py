@@ -4,7 +4,9 @@
 time per repetition with ``BASELINE_PYTHON`` (a venv, or a wrapper script putting an earlier
 checkout's sources first on ``PYTHONPATH``). A figure is *worse than the baseline* when the
 median of ours is below the baseline's median by more than the run-to-run spread (the larger
-of the two sides' max - min over repetitions).
+of the two sides' max - min over repetitions). Figures measured in pairs (bench/paired.py:
+single-env steps and trials, and Dataset timesteps/s) are compared by their per-round ratios
+instead (:func:`paired_rows`), and their unpaired repetitions (``dataset/...``) are left out.
 """
 
 from __future__ import annotations
@@ -30,11 +32,19 @@ def leaves(rep: dict[str, Any], prefix: str = "") -> dict[str, float]:
     return out
 
 
-def compared(ours: list[dict[str, Any]], baseline: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """``(path, ours, baseline, spread, worse)`` for every figure both sides have."""
+def compared(
+    ours: list[dict[str, Any]],
+    baseline: list[dict[str, Any]],
+    paired: frozenset[str] = frozenset(),
+) -> list[tuple[Any, ...]]:
+    """``(path, ours, baseline, spread, worse)`` for every figure both sides have.
+
+    Paths under a top-level key in ``paired`` (measured in pairs as well) are left out.
+    """
     mine = [leaves(rep) for rep in ours]
     base = [leaves(rep) for rep in baseline]
     paths = sorted(set.intersection(*(set(r) for r in mine + base))) if mine and base else []
+    paths = [path for path in paths if path.split("/", 1)[0] not in paired]
     rows = []
     for path in paths:
         a, b = [r[path] for r in mine], [r[path] for r in base]
@@ -45,7 +55,7 @@ def compared(ours: list[dict[str, Any]], baseline: list[dict[str, Any]]) -> list
 
 
 def paired_rows(single: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """``(path, ours, baseline, spread, worse)`` of the paired single-env figures.
+    """``(path, ours, baseline, spread, worse)`` of the paired figures (bench/paired.py).
 
     Ours and the baseline ran back to back in every round (bench/paired.py): a figure is
     worse when ours was slower than the baseline in every round (the median ratio below 1 by
@@ -69,7 +79,7 @@ def section(
     ours: list[dict[str, Any]], baseline: list[dict[str, Any]], fmt: Any, single: dict[str, Any]
 ) -> list[str]:
     """The report's markdown section: the worse figures first, then the count of the rest."""
-    rows = compared(ours, baseline) + paired_rows(single)
+    rows = _rows(ours, baseline, single)
     worse = [row for row in rows if row[4]]
     lines = [
         "## Against the baseline",
@@ -80,8 +90,9 @@ def section(
     ]
     if worse:
         lines += [
-            "Paired single-env figures (single/...) count as worse when ours was slower in "
-            "every round; their spread is that of the per-round ratios.",
+            "Figures measured in pairs (single/..., Dataset timesteps/s included) count as "
+            "worse when ours was slower in every round; their spread is that of the "
+            "per-round ratios.",
             "",
             "| figure | ours | baseline | spread |",
             "|---|---:|---:|---:|",
@@ -95,4 +106,15 @@ def worse_count(
     ours: list[dict[str, Any]], baseline: list[dict[str, Any]], single: dict[str, Any]
 ) -> int:
     """How many figures are worse than the baseline beyond the spread."""
-    return sum(1 for row in compared(ours, baseline) + paired_rows(single) if row[4])
+    return sum(1 for row in _rows(ours, baseline, single) if row[4])
+
+
+def _rows(
+    ours: list[dict[str, Any]], baseline: list[dict[str, Any]], single: dict[str, Any]
+) -> list[tuple[Any, ...]]:
+    """Every compared figure: the paired ones, and the unpaired ones not also paired."""
+    rates = single.get("rates", {}).get("baseline", {})
+    paired = frozenset(
+        {"dataset"} if any("dataset_timesteps_per_s" in f for f in rates.values()) else ()
+    )
+    return compared(ours, baseline, paired) + paired_rows(single)

@@ -1,4 +1,4 @@
-"""Single-env steps/s and new_trial/s, measured in pairs so that both sides see the same machine.
+"""Single-env steps/s, new_trial/s and Dataset timesteps/s, measured in pairs (same machine).
 
 Whole repetitions of ``run.py`` and ``upstream.py`` take minutes each, and a shared 2-core VM
 changes speed by up to 2x within that time (bench/results): a per-task ratio of two
@@ -10,7 +10,9 @@ ratio is the median over ``ROUNDS`` of the per-round ratios; its rates are the m
 
 A worker keeps one env per task across windows (made with the adapter's ``make``, reset with
 seed 0, random actions from the action space seeded 0, trials generated as they end), so a
-window continues where the previous one stopped.
+window continues where the previous one stopped. Dataset windows (``next(ds)`` of the adapter's
+``Dataset(name, 64, 100)``, as run.py's unpaired figure, refills included) keep the current
+task's Dataset only: its cache is dropped when the next task starts.
 
 Usage: ``compare.py`` calls :func:`measure`; ``python paired.py --serve run|upstream`` is a
 worker (one JSON request per line on stdin, one JSON answer per line on stdout).
@@ -28,10 +30,18 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from workloads import DATASET_BATCH, DATASET_SEQ
+
 HERE = Path(__file__).resolve().parent
 ROUNDS = 7
 WINDOW = 0.1  # seconds per side, task and figure in one round
 STEP_BLOCK, TRIAL_BLOCK = 256, 32
+FIGURES = (
+    ("step", "steps_per_s"),
+    ("new_trial", "new_trial_per_s"),
+    ("dataset", "dataset_timesteps_per_s"),
+)
+"""Window kinds and the figure each gives (per task and side)."""
 
 
 class _Served:
@@ -40,6 +50,25 @@ class _Served:
     def __init__(self, adapter: Any) -> None:
         self.adapter = adapter
         self.envs: dict[str, Any] = {}
+        self.dataset: tuple[str, Any] | None = None  # (task, its Dataset): the current task's
+
+    def _dataset(self, name: str) -> Any:
+        if self.dataset is None or self.dataset[0] != name:
+            self.dataset = None  # the previous task's cache goes first
+            ds = self.adapter.dataset(name, DATASET_BATCH, DATASET_SEQ)
+            next(ds)  # the first refill, and warm-up
+            self.dataset = (name, ds)
+        return self.dataset[1]
+
+    def _dataset_window(self, name: str, seconds: float) -> dict[str, Any]:
+        ds = self._dataset(name)
+        units, start = 0, time.perf_counter()
+        while True:
+            next(ds)
+            units += DATASET_BATCH * DATASET_SEQ
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                return {"rate": units / elapsed}
 
     def _env(self, name: str) -> dict[str, Any]:
         if name not in self.envs:
@@ -54,7 +83,9 @@ class _Served:
         return self.envs[name]
 
     def window(self, name: str, what: str, seconds: float) -> dict[str, Any]:
-        """Units/s of ``what`` ("step" or "new_trial") of task ``name`` for ``seconds``."""
+        """Units/s of ``what`` ("step", "new_trial" or "dataset") of task ``name``."""
+        if what == "dataset":
+            return self._dataset_window(name, seconds)
         state = self._env(name)
         env, actions = state["env"], state["actions"]
         new_trial = env.unwrapped.new_trial
@@ -131,7 +162,8 @@ def measure(sides: dict[str, tuple[str, str]], tasks: list[str]) -> dict[str, An
         tasks: Task names every side has.
 
     Returns:
-        ``{"rates": {side: {task: {"steps_per_s", "new_trial_per_s"}}}, "ratios": {side:
+        ``{"rates": {side: {task: {"steps_per_s", "new_trial_per_s",
+        "dataset_timesteps_per_s"}}}, "ratios": {side:
         {task: {figure: [per-round ratio of ours to side]}}}, "has_periods": {task: bool},
         "errors": {...}}`` (ratios for every side but ours).
     """
@@ -143,7 +175,7 @@ def measure(sides: dict[str, tuple[str, str]], tasks: list[str]) -> dict[str, An
     errors: dict[str, str] = {}
     try:
         for task in tasks:
-            for what, figure in (("step", "steps_per_s"), ("new_trial", "new_trial_per_s")):
+            for what, figure in FIGURES:
                 per_round: dict[str, list[float]] = {side: [] for side in names}
                 for r in range(ROUNDS):
                     for side in names if r % 2 == 0 else names[::-1]:
@@ -153,7 +185,7 @@ def measure(sides: dict[str, tuple[str, str]], tasks: list[str]) -> dict[str, An
                             per_round[side].append(float("nan"))
                             continue
                         per_round[side].append(answer["rate"])
-                        if side == "ours":
+                        if side == "ours" and "has_periods" in answer:
                             has_periods[task] = answer["has_periods"]
                 for side in names:
                     rates[side].setdefault(task, {})[figure] = median(per_round[side])
