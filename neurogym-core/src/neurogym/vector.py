@@ -389,10 +389,11 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         reseeded = [int(i) for i in idx if seeds[int(i)] is not None]
         for i in reseeded:
             self._generators[i] = seeding.np_random(seeds[i])[0]
-        if reseeded:  # their queued trials came from the old generators
+        if reseeded:  # their queued trials and saved states belong to the old generators
             self._qcount[reseeded] = 0
             self._qhead[reseeded] = 0
-            self._discard(np.asarray(reseeded, dtype=np.intp))
+            for i in reseeded:
+                self._saved[i] = None
         self._start_next(idx)
         self._started = True
         self._ep_steps[idx] = 0
@@ -517,27 +518,22 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"after setting {name!r}, the task cannot be stepped natively: {obstacle}"
             )
         self._build_tables()
-        self._discard(np.arange(self.num_envs), always=True)
+        self._discard(np.arange(self.num_envs))
 
-    def _discard(self, idx: np.ndarray, always: bool = False) -> None:
-        """What a single env's ``reset(seed=...)`` or a configuration change does to its trials.
+    def _discard(self, idx: np.ndarray) -> None:
+        """What a configuration change does to a single env's trials: its queue is dropped.
 
         A prefetching env (``K > 1``) drops the rest of its block and starts a new block from
         its generator; a block generated ahead and not started yet is undone by rewinding the
-        generator. Without prefetching the queue is kept unless ``always`` (a configuration
-        change: queued trials are dropped). (``reset()`` without a seed and autoreset keep the
-        queue, as a single env keeps its pool.)
+        generator. (``reset()`` without a seed and autoreset keep the queue, as a single env
+        keeps its pool; a seeded reset drops it with the old generator's saved states.)
         """
-        if self._block == 1:
-            if always:
-                self._qcount[idx] = 0
-                self._qhead[idx] = 0
-            return
-        for i in idx.tolist():
-            saved, gen = self._saved[i], self._generators[i]
-            if self._qcount[i] >= self._block and saved is not None and gen is not None:
-                gen.bit_generator.state = saved
-            self._saved[i] = None
+        if self._block > 1:
+            for i in idx.tolist():
+                saved, gen = self._saved[i], self._generators[i]
+                if self._qcount[i] >= self._block and saved is not None and gen is not None:
+                    gen.bit_generator.state = saved
+                self._saved[i] = None
         self._qcount[idx] = 0
         self._qhead[idx] = 0
 
