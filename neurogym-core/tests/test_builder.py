@@ -1079,6 +1079,14 @@ def test_a_trial_without_steps_is_refused_in_batches_and_single_trials():
         single = SingleTask(lambda e: e.add_period(["a", "b"]), timing)
         with pytest.raises(ValueError, match=message.replace("BatchTask", "SingleTask")):
             single.reset(seed=0)
+        # lengths that differ across the batch: one trial without steps is enough
+        ragged = {"a": ("choice", [30, 300]), "b": ("choice", [30, 300])}
+        varied = BatchTask(lambda b: b.add_period(["a", "b"]), ragged)
+        varied.rng = np.random.default_rng(0)
+        with pytest.raises(ValueError, match="BatchTask generated a trial without steps"):
+            varied.new_trials(64)
+        varied.timing = {"a": ("choice", [100, 300]), "b": ("choice", [30, 300])}
+        assert varied.new_trials(64).lengths.min() == 1
 
 
 # =========================================================================== errors

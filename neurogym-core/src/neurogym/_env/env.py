@@ -282,7 +282,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
                 return current
         current.view_arrays()
         if builder.start_t and builder.steps < 1:  # a trial defined by periods has steps
-            refuse_empty_trials(self, builder.lengths, list(builder.start_t), self.dt)
+            refuse_empty_trials(self, builder.steps, list(builder.start_t), self.dt)
         type(self)._derive_step_tables(self, current)
         return current
 

@@ -82,11 +82,16 @@ def _apply(sub: np.ndarray, val: Any, reset: bool) -> None:
     for small ``k``, one operation per channel (inner loop over ``B x L``) is about 3x
     faster than one over the whole view. A value of
     another dtype that the target's holds exactly is cast first (same results, no mixed-dtype
-    loop); large values are left as they are.
+    loop); large values are left as they are. A set of a value constant over time
+    (``(B or 1, 1, k)``) always casts it first: a set stores each value cast to the
+    target's dtype, so casting the few values before they are repeated stores the same.
     """
     big = sub.ndim == 3 and sub.shape[0] * sub.shape[1] >= 64
     if big and type(val) is np.ndarray and val.dtype != sub.dtype:  # small: not worth a check
-        val = exact_cast(val, sub.dtype, limit=sub.size // 4)
+        if reset and val.ndim == 3 and val.shape[1] == 1 < sub.shape[1]:
+            val = val.astype(sub.dtype)  # a set casts anyway: cast the few values first
+        else:
+            val = exact_cast(val, sub.dtype, limit=sub.size // 4)
     if big and type(val) is np.ndarray and val.ndim == 3 and _apply_packed(sub, val, reset):
         return
     if big and 1 < sub.shape[2] <= 8 and isinstance(val, np.ndarray) and val.ndim == 3:
@@ -145,9 +150,12 @@ def _apply_packed(sub: np.ndarray, val: np.ndarray, reset: bool) -> bool:
         or val.dtype.kind not in "biuf"
     ):
         return False
-    if val.shape[1] != sub.shape[1]:  # constant over time: one tile, moved cell by cell
-        val = _along_time(val, sub.shape[1])
     packed = sub.view(f"V{cell}")
+    if val.shape[1] != sub.shape[1]:  # constant over time: one tile, moved cell by cell
+        if reset and val.dtype == sub.dtype:  # a set: the tile is what is written
+            packed[...] = _along_time(val, sub.shape[1]).view(packed.dtype)
+            return True
+        val = _along_time(val, sub.shape[1])
     buf = np.empty(sub.shape, dtype=sub.dtype)
     if reset:
         buf[...] = val
@@ -237,13 +245,19 @@ def exact_cast(arr: np.ndarray, dtype: np.dtype[Any], limit: int = 64) -> np.nda
     return cast if (cast == arr).all() else arr
 
 
-def refuse_empty_trials(env: Any, lengths: np.ndarray, periods: list[str], dt: float) -> None:
+def refuse_empty_trials(env: Any, shortest: int, periods: list[str], dt: float) -> None:
     """Raises if a trial defined by ``periods`` has no step (one rule, every path).
 
     Single envs, batches and vector envs all build trials here; tasks without periods
     (``Null``, ``Bandit``) do not call it.
+
+    Args:
+        env: The task (named in the message, with its timing).
+        shortest: The fewest steps of any trial built.
+        periods: The trials' period names.
+        dt: Step size in ms.
     """
-    if lengths.min() < 1:
+    if shortest < 1:
         timing = getattr(env, "timing", None)
         raise ValueError(
             f"{type(env).__name__} generated a trial without steps: its periods "
@@ -260,7 +274,7 @@ def period_columns(bounds: list[Any], n: int, dt: float) -> tuple[np.ndarray, np
     """
     k = len(bounds)
     times = np.empty((k, n))
-    if all(type(bound) is float for bound in bounds):
+    if set(map(type, bounds)) == {float}:
         steps = np.empty((k, n), dtype=np.intp)
         steps[...] = np.array([math.floor(bound / dt + EPS) for bound in bounds], np.intp)[:, None]
         times[...] = np.array(bounds)[:, None]

@@ -45,6 +45,7 @@ from neurogym._trials.where import (
     scaled_rows,
     single_index,
 )
+from neurogym.timing import EPS
 
 if TYPE_CHECKING:
     from neurogym._env.env import TrialEnv
@@ -510,19 +511,26 @@ class BatchBuilder(PeriodSteps, TrialVariables):
         n = self.n
         mask = self._mask if self._mask is not None else np.zeros((n, self.steps), dtype=bool)
         names = list(self.start_t)
-        bounds = [*self.start_t.values(), *self.end_t.values()]
-        times, steps = period_columns(bounds, n, self.dt)
         p = len(names)
-        lengths = self.lengths
-        if p:
-            refuse_empty_trials(self.env, lengths, names, self.dt)
-        starts, ends = list(times[:p]), list(times[p:])
+        times, steps = period_columns([*self.start_t.values(), *self.end_t.values()], n, self.dt)
+        tmax = self.tmax_ms
+        if type(tmax) is float:  # every trial has the same length: checked in Python
+            total = math.floor(tmax / self.dt + EPS)
+            if p:
+                refuse_empty_trials(self.env, total, names, self.dt)
+            lengths = np.full(n, total, dtype=np.intp)
+        else:
+            lengths = self.lengths
+            if p:
+                refuse_empty_trials(self.env, int(lengths.min()), names, self.dt)
+        rows, step_rows = list(times), list(steps)  # one view per row, made in one pass
+        starts, ends = rows[:p], rows[p:]
         batch = TrialBatch(
             ob=self._ob,
             gt=self._gt,
             lengths=lengths,
             mask=mask,
-            periods={name: (steps[i], steps[p + i]) for i, name in enumerate(names)},
+            periods={name: (step_rows[i], step_rows[p + i]) for i, name in enumerate(names)},
             start_t=dict(zip(names, starts, strict=True)),
             end_t=dict(zip(names, ends, strict=True)),
             trial=self.trial,
