@@ -307,11 +307,21 @@ def _rng_rows(per_rep: Any, figures: dict[str, Any]) -> list[tuple[str, str, str
     ours, bound = per_rep("ours", "rng_bound", "new_trials"), per_rep("ours", "rng_bound", "bound")
     fraction = per_rep("ours", "rng_bound", "fraction")
     figures["rng_fraction"] = fraction
-    return [
+    rows = [
         ("new_trials(256) trials/s, PDM", fmt(ours), "", ""),
         ("RNG bound: standard_normal float32 into (256, 20, 2), trials/s", fmt(bound), "", ""),
         ("new_trials(256) as a fraction of the RNG bound", f"{fraction:.0%}", "", ""),
     ]
+    by_hand = per_rep("ours", "rng_bound", "by_hand")
+    if by_hand == by_hand:  # (not NaN: measured; bench/lean_pdm.py)
+        by_hand_fraction = per_rep("ours", "rng_bound", "by_hand_fraction")
+        rows += [
+            ("the same batch in hand-written numpy, no framework (ceiling), trials/s",
+             fmt(by_hand), "", ""),
+            ("hand-written numpy as a fraction of the RNG bound", f"{by_hand_fraction:.0%}", "",
+             ""),
+        ]  # fmt: skip
+    return rows
 
 
 TARGETS = (

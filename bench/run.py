@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium
+import lean_pdm
 import numpy as np
 import workloads
 
 import neurogym
+
+VECTOR_TASK_BY_HAND = "PerceptualDecisionMaking"
 
 
 class Ours:
@@ -54,6 +57,17 @@ class Ours:
     def new_trials(cls, name: str, size: int) -> Any:
         """``env.new_trials(size)`` of the unwrapped env (the builder alone, no wrappers)."""
         return cls._env(name).unwrapped.new_trials(size)
+
+    @classmethod
+    def by_hand(cls, size: int) -> Any:
+        """PDM's batch in hand-written numpy (bench/lean_pdm.py), checked on first use."""
+        env = cls._env(VECTOR_TASK_BY_HAND).unwrapped
+        if not cls._checked:
+            lean_pdm.check(env, size)
+            cls._checked = True
+        return lean_pdm.lean_batch(env, size)
+
+    _checked = False
 
     @classmethod
     def mixed(cls, size: int) -> float:

@@ -79,22 +79,32 @@ def vector(make_vec: Callable[[str, int], Any], n: int) -> float:
     return out
 
 
-def rng_bound(new_trials: Callable[[int], Any]) -> dict[str, float]:
+def rng_bound(
+    new_trials: Callable[[int], Any], by_hand: Callable[[int], Any] | None = None
+) -> dict[str, float]:
     """``new_trials(256)`` trials/s of PerceptualDecisionMaking against the RNG bound.
 
     The RNG bound is the rate of drawing that batch's noise alone:
     ``Generator.standard_normal(dtype=float32, out=...)`` into a ``(256, 20, 2)`` array, in
-    trials/s. Both are measured in alternation (``RNG_ROUNDS`` rounds, so a load change hits
-    both); the fraction is the median of the per-round ratios.
+    trials/s. ``by_hand`` (optional) makes the same batch in hand-written numpy
+    (bench/lean_pdm.py): the ceiling of a fixed-structure task without a framework. All are
+    measured in alternation (``RNG_ROUNDS`` rounds, so a load change hits each); a fraction is
+    the median of the per-round ratios.
     """
     gen = np.random.default_rng(0)
     noise = np.empty(RNG_SHAPE, dtype=np.float32)
-    ours, bound, fraction = [], [], []
+    ours, bound, fraction, lean, lean_fraction = [], [], [], [], []
     for _ in range(RNG_ROUNDS):
         ours.append(rate(lambda: new_trials(RNG_BATCH), RNG_BATCH))
         bound.append(rate(lambda: gen.standard_normal(dtype=np.float32, out=noise), RNG_BATCH))
         fraction.append(ours[-1] / bound[-1])
-    return {"new_trials": median(ours), "bound": median(bound), "fraction": median(fraction)}
+        if by_hand is not None:
+            lean.append(rate(lambda: by_hand(RNG_BATCH), RNG_BATCH))
+            lean_fraction.append(lean[-1] / bound[-1])
+    out = {"new_trials": median(ours), "bound": median(bound), "fraction": median(fraction)}
+    if by_hand is not None:
+        out["by_hand"], out["by_hand_fraction"] = median(lean), median(lean_fraction)
+    return out
 
 
 def yang19(adapter: Any, out: dict[str, Any]) -> None:
@@ -138,7 +148,14 @@ def run(adapter: Any) -> None:
         for size in BATCH_SIZES:
             out["batch"][str(size)] = rate(lambda s=size: adapter.batch(VECTOR_TASK, s), size)
     if hasattr(adapter, "new_trials"):
-        out["rng_bound"] = rng_bound(lambda n: adapter.new_trials(VECTOR_TASK, n))
+        by_hand = getattr(adapter, "by_hand", None)
+        try:
+            if by_hand is not None:
+                by_hand(RNG_BATCH)  # checked against new_trials first (bench/lean_pdm.py)
+        except Exception as exc:
+            out["errors"]["by_hand"] = f"{type(exc).__name__}: {exc}"[:200]
+            by_hand = None
+        out["rng_bound"] = rng_bound(lambda n: adapter.new_trials(VECTOR_TASK, n), by_hand)
     if hasattr(adapter, "mixed"):
         yang19(adapter, out)
     out["trial_len"] = {}
