@@ -225,7 +225,7 @@ class SpatialSuppressMotion(ngym.TrialEnv):
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Reward 0 at every step; the last frame's report is scored (see Reward)."""
         gt = self.gt_now
-        if self.t_ind == round(self.tmax / self.dt) - 1:  # the trial's last frame: the report
+        if self.t_ind == self.end_ind["stimulus"] - 1:  # the stimulus' last frame: the report
             self.performance = report_agreement(action, gt)
         return self.ob_now, 0.0, False, False, {"new_trial": False, "gt": gt.copy()}
 
