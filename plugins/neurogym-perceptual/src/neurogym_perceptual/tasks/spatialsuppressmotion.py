@@ -236,11 +236,16 @@ def report_agreement(action: Any, probabilities: np.ndarray) -> float:
     ``action`` is normalised to sum to 1 (a zero action reports the uniform distribution); a
     report equal to the observers' to float32 precision (1e-6) scores exactly 1.
     """
-    report = np.clip(np.asarray(action, dtype=float), 0.0, None)
-    total = report.sum()
+    # np.clip(report, 0.0, None) and ndarray.sum, as the ufuncs they call: no Python wrappers
+    # (this runs at every trial's last step)
+    report = np.maximum(np.asarray(action, dtype=float), 0.0)
+    total = _sum(report)
     report = report / total if total > 0 else np.full(report.shape, 1.0 / report.size)
-    agreement = 1.0 - 0.5 * float(np.abs(report - np.asarray(probabilities, dtype=float)).sum())
+    agreement = 1.0 - 0.5 * float(_sum(np.abs(report - np.asarray(probabilities, dtype=float))))
     return 1.0 if agreement > 1.0 - 1e-6 else agreement  # equal to float32 precision: 1
+
+
+_sum = np.add.reduce
 
 
 def _check_forced(name: str, value: np.ndarray, low: float, high: float, *, integer: bool) -> None:
