@@ -445,3 +445,21 @@ class TestPulseDecisionMaking:
         batch_a, batch_b = a.new_trials(50), b.new_trials(50)
         np.testing.assert_array_equal(batch_a.trial["pulse1"], batch_b.trial["pulse1"])
         np.testing.assert_array_equal(batch_a.gt, batch_b.gt)
+
+
+@pytest.mark.parametrize("units", [2, 3, 8, 32])
+def test_ring_input_is_ring_stimulus_at_the_units_directions(units):
+    from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_input, ring_stimulus
+
+    theta = np.linspace(0, 2 * np.pi, units + 1)[:-1]
+    rng = np.random.default_rng(units)
+    for size in (1, 5, 256):
+        index = rng.integers(0, units, size)
+        coh = rng.choice([0.0, 3.3, 6.4, 12.8, 25.6, 51.2, 100.0], size)
+        fast = ring_input(theta, index, coh)
+        assert fast.shape == (size, units)
+        np.testing.assert_array_equal(fast, ring_stimulus(theta, theta[index], coh))
+    # the stimulus points at its unit: strongest there, 0.5 + cos(0) * 100 / 200 = 1
+    row = ring_input(theta, np.array([1]), np.array([100.0]))[0]
+    assert row.argmax() == 1
+    assert row[1] == 1.0

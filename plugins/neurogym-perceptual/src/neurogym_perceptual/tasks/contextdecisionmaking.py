@@ -9,7 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
-from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_scores, ring_stimulus
+from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_input, ring_scores
 
 __all__ = ["ContextDecisionMaking"]
 
@@ -165,8 +165,8 @@ class ContextDecisionMaking(ngym.TrialEnv):
         # on until the go cue (Mante et al. 2013), not in `fixation` only (upstream)
         b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
         theta = self.theta
-        b.add_input(ring_stimulus(theta, theta[choice_1 - 1], coh_1), "stimulus", self._mod1)
-        b.add_input(ring_stimulus(theta, theta[choice_2 - 1], coh_2), "stimulus", self._mod2)
+        b.add_input(ring_input(theta, choice_1 - 1, coh_1), "stimulus", self._mod1)
+        b.add_input(ring_input(theta, choice_2 - 1, coh_2), "stimulus", self._mod2)
         b.add_noise(0, self.sigma, "stimulus", where=range(1, 1 + 2 * self.dim_ring))
         if self.use_expl_context:
             b.add_input(1, None, where=self._context, index=context)

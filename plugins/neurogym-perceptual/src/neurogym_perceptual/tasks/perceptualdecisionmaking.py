@@ -34,6 +34,28 @@ def ring_stimulus(theta: np.ndarray, target: np.ndarray, coh: np.ndarray) -> np.
     return stimulus
 
 
+def ring_input(theta: np.ndarray, index: np.ndarray, coh: np.ndarray) -> np.ndarray:
+    """:func:`ring_stimulus` for stimuli that point at ring units: ``target = theta[index]``.
+
+    The same values: the cosine of each difference ``theta[i] - theta[j]`` is taken once
+    in a ``(k, k)`` table and each trial picks its row. The product runs over trials in
+    the inner loop, so the result is the transpose of a ``(k, B)`` array.
+
+    Args:
+        theta: Preferred directions of the ring units, ``(k,)``.
+        index: The unit each trial's stimulus points at, ``(B,)`` ints.
+        coh: Coherence per trial in percent, ``(B,)``.
+
+    Returns:
+        ``(B, k)`` float array.
+    """
+    cosines = np.cos(theta[None, :] - theta[:, None])  # [j, i]: cos(theta[i] - theta[j])
+    by_unit = cosines.T.take(index, axis=1)  # (k, B): column b is unit index[b]'s row
+    by_unit *= coh / 200
+    by_unit += 0.5
+    return by_unit.T
+
+
 def ring_scores(evidence: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Matched-filter scores of each ring direction for summed ring evidence ``(B, k)``.
 
@@ -143,9 +165,7 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
         coh = b.choice("coh", self.cohs)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         b.add_input(1, "fixation", where="fixation")
-        b.add_input(
-            ring_stimulus(self.theta, self.theta[ground_truth], coh), "stimulus", "stimulus"
-        )
+        b.add_input(ring_input(self.theta, ground_truth, coh), "stimulus", "stimulus")
         b.add_noise(0, self.sigma, "stimulus", where="stimulus")
         b.set_target(ground_truth, "decision", where="choice")
         return {}

@@ -10,7 +10,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, spaces, validate
-from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_scores, ring_stimulus
+from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_input, ring_scores
 
 __all__ = ["PostDecisionWager"]
 
@@ -149,9 +149,7 @@ class PostDecisionWager(ngym.TrialEnv):
         b.add_period("decision", after="delay")
 
         b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
-        b.add_input(
-            ring_stimulus(self.theta, self.theta[ground_truth], coh), "stimulus", "stimulus"
-        )
+        b.add_input(ring_input(self.theta, ground_truth, coh), "stimulus", "stimulus")
         b.add_noise(0, self.sigma, "stimulus")
         b.add_input(wager.astype(float), ["delay", "decision"], where="sure")
         b.set_input(0, "pre_sure", where="sure")
