@@ -375,3 +375,115 @@ def test_a_pool_takes_the_builders_period_columns_only_while_the_batch_holds_the
     edited = {period[0]: period for period in TrialPool(env, batch).periods}["decision"]
     assert edited[2] == batch.end_t["decision"].tolist()
     assert edited[4] == [int(t // 100) for t in batch.end_t["decision"].tolist()]
+
+
+# ----------------------------------------------------------------- a set kept for the noise
+def _programs():
+    """Verb sequences around a set that the builder may keep until noise is added to it."""
+
+    def stimulus(b, where=slice(1, 3)):
+        k = len(range(5)[where])
+        b.add_input(np.linspace(0.1, 0.9, b.n * k).reshape(b.n, k), "stimulus", where=where)
+
+    def fused(b):  # set, then noise over exactly its steps and dims: added to the kept tile
+        stimulus(b)
+        b.add_noise(0, 0.3, "stimulus", where=slice(1, 3))
+
+    def other_period(b):
+        stimulus(b)
+        b.add_noise(0, 0.3, "decision", where=slice(1, 3))
+
+    def other_dims(b):
+        stimulus(b)
+        b.add_noise(0, 0.3, "stimulus", where=slice(1, 2))
+
+    def add_after(b):
+        stimulus(b)
+        b.add_input(2.0, ["fixation", "stimulus"], where=2)
+        b.add_noise(0, 0.3, "stimulus", where=slice(1, 3))
+
+    def read_ob(b):
+        stimulus(b)
+        b.ob[:, 3, 1] += 5.0  # the handed-out array holds the set
+        b.add_noise(0, 0.3, "stimulus", where=slice(1, 3))
+
+    def view(b):
+        stimulus(b)
+        b.view_input("stimulus")[:, 0, 2] *= -1.0
+
+    def two_spans(b):  # a set over two periods apart (two spans, each kept): both written
+        b.add_input(np.full((b.n, 2), 0.25), ["fixation", "decision"], where=slice(1, 3))
+        b.add_noise(0, 0.3, "decision", where=slice(1, 3))
+
+    def per_row_sigma_and_mu(b):
+        stimulus(b)
+        b.add_noise(0.5, np.linspace(0.1, 1.0, b.n), "stimulus", where=slice(1, 3))
+
+    def finish_only(b):
+        stimulus(b)
+        b.set_target(1, "decision")
+
+    def wide_cells(b):  # 16-byte cells of float32 (4 dims)
+        stimulus(b, where=slice(1, 5))
+        b.add_noise(0, 0.3, "stimulus", where=slice(1, 5))
+
+    return [fused, other_period, other_dims, add_after, read_ob, view, two_spans,
+            per_row_sigma_and_mu, finish_only, wide_cells]  # fmt: skip
+
+
+class _Program(TrialEnv):
+    def __init__(self, body, dtype) -> None:
+        super().__init__(dt=100)
+        self.body = body
+        self.timing = {"fixation": 200, "stimulus": 2000, "decision": 300}
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(5,), dtype=dtype)
+        self.action_space = spaces.Discrete(3)
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus", "decision"])
+        b.add_input(1, "fixation", where=0)
+        self.body(b)
+        return {}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("program", _programs(), ids=lambda p: p.__name__)
+def test_a_kept_set_gives_the_arrays_of_an_immediate_one(program, dtype, monkeypatch):
+    from neurogym._trials.builder import BatchBuilder
+
+    def build(n):
+        env = _Program(program, dtype)
+        env.reset(seed=4)
+        batch = env.new_trials(n)
+        return batch.ob, env.rng.random()  # the arrays, and the stream after them
+
+    kept = {n: build(n) for n in (7, 64)}
+    monkeypatch.setattr(BatchBuilder, "_defer_set", lambda self, *args: False)
+    for n, (ob, after) in kept.items():
+        immediate, immediate_after = build(n)
+        assert ob.tobytes() == immediate.tobytes()
+        assert after == immediate_after
+
+
+def test_the_noise_is_added_to_the_kept_set_of_a_stimulus():
+    from neurogym._trials.builder import BatchBuilder
+
+    env = _Program(lambda b: None, np.float32)
+    b = BatchBuilder(env, 64, {})
+    b.add_period(["fixation", "stimulus", "decision"])
+    b.add_input(np.full((64, 2), 0.5), "stimulus", where=slice(1, 3))
+    assert b._pending is not None  # kept: nothing written yet
+    assert not b._ob[:, 2:22, 1:3].any()
+    b.add_noise(0, 0.1, "stimulus", where=slice(1, 3))
+    assert b._pending is None
+    stimulus = b._ob[:, 2:22, 1:3]
+    assert abs(float(stimulus.mean()) - 0.5) < 0.01
+    assert 0.09 < float(stimulus.std()) < 0.11
+    assert not b._ob[:, 22:, 1:3].any()
+    # a single trial's builder writes at once (its arrays are read as they are), also
+    # when the trial is long enough for the kept path (100 steps)
+    env.timing = {"fixation": 200, "stimulus": 10000, "decision": 300}
+    one = BatchBuilder(env, 1, {})
+    one.add_period(["fixation", "stimulus", "decision"])
+    one.add_input(np.full((1, 2), 0.5), "stimulus", where=slice(1, 3))
+    assert one._pending is None

@@ -19,6 +19,8 @@ __all__ = [
     "gt_by_step",
     "period_columns",
     "refuse_empty_trials",
+    "scatter_cells",
+    "set_tile",
 ]
 
 
@@ -128,6 +130,47 @@ _PACKED = (8, 16)
 """Cell sizes in bytes that :func:`_apply_packed` moves as one item."""
 
 
+def _packable(sub: np.ndarray, val: np.ndarray) -> bool:
+    """Whether :func:`_apply_packed` takes ``val`` into ``sub`` (8- or 16-byte cells)."""
+    cell = sub.shape[2] * sub.itemsize
+    return not (
+        cell not in _PACKED
+        or sub.strides[2] != sub.itemsize
+        or sub.strides[1] == cell  # each trial's cells are contiguous: numpy is fast there
+        or val.shape[2:] != sub.shape[2:]
+        or val.shape[1] not in (1, sub.shape[1])
+        or val.dtype.kind not in "biuf"
+    )
+
+
+def set_tile(sub: np.ndarray, val: Any) -> np.ndarray | None:
+    """What a set of ``val``, constant over time, stores in a float ``sub``: a tile, or None.
+
+    For a large ``(B, L, k)`` float32 or float64 view that :func:`_apply_packed` writes by
+    cells and a ``(B or 1, 1, k)`` value: the value cast to ``sub``'s dtype and repeated
+    over ``L`` (``(B, L, k)``, contiguous), to be written with :func:`scatter_cells`. None
+    for any other write (``_apply`` writes it).
+    """
+    if not (
+        type(val) is np.ndarray
+        and sub.ndim == 3
+        and val.ndim == 3
+        and val.shape[1] == 1 < sub.shape[1]
+        and sub.shape[0] * sub.shape[1] >= 64
+        and sub.dtype.kind == "f"
+        and sub.itemsize in (4, 8)
+        and _packable(sub, val)
+    ):
+        return None
+    return _along_time(val.astype(sub.dtype), sub.shape[1])
+
+
+def scatter_cells(sub: np.ndarray, tile: np.ndarray) -> None:
+    """``sub[...] = tile`` for a view :func:`_packable` accepts, cell by cell."""
+    cell = f"V{sub.shape[2] * sub.itemsize}"
+    sub.view(cell)[...] = tile.view(cell)
+
+
 def _apply_packed(sub: np.ndarray, val: np.ndarray, reset: bool) -> bool:
     """:func:`_apply` for a ``(B, L, k)`` view whose ``k`` adjacent dims fill 8 or 16 bytes.
 
@@ -140,17 +183,9 @@ def _apply_packed(sub: np.ndarray, val: np.ndarray, reset: bool) -> bool:
     (``(B or 1, 1, k)``, e.g. a stimulus, first tiled by :func:`_along_time`) take this path.
     Returns False (nothing written) otherwise.
     """
-    cell = sub.shape[2] * sub.itemsize
-    if (
-        cell not in _PACKED
-        or sub.strides[2] != sub.itemsize
-        or sub.strides[1] == cell  # each trial's cells are contiguous: numpy is fast there
-        or val.shape[2:] != sub.shape[2:]
-        or val.shape[1] not in (1, sub.shape[1])
-        or val.dtype.kind not in "biuf"
-    ):
+    if not _packable(sub, val):
         return False
-    packed = sub.view(f"V{cell}")
+    packed = sub.view(f"V{sub.shape[2] * sub.itemsize}")
     if val.shape[1] != sub.shape[1]:  # constant over time: one tile, moved cell by cell
         if reset and val.dtype == sub.dtype:  # a set: the tile is what is written
             packed[...] = _along_time(val, sub.shape[1]).view(packed.dtype)

@@ -21,10 +21,12 @@ from neurogym._trials.batch import (
     action_table,
     period_columns,
     refuse_empty_trials,
+    scatter_cells,
 )
 from neurogym._trials.bounds import BoundTable, PeriodSteps
 from neurogym._trials.durations import Bound, sample_duration
 from neurogym._trials.fresh import FreshChannels, as_set_value
+from neurogym._trials.kept import KeptSet
 from neurogym._trials.ragged import RaggedSpan, write_ragged
 from neurogym._trials.rowrng import RowGenerators
 from neurogym._trials.variables import (
@@ -56,7 +58,7 @@ __all__ = ["TRIAL_BYTES", "BatchBuilder", "InvalidOperationError", "TrialBatch",
 TRIAL_BYTES = 256  # at least, per trial of a batch: its drawn variables and period bounds
 
 
-class BatchBuilder(PeriodSteps, TrialVariables):
+class BatchBuilder(PeriodSteps, TrialVariables, KeptSet):
     """Builds ``n`` trials at once for one env.
 
     Args:
@@ -93,6 +95,8 @@ class BatchBuilder(PeriodSteps, TrialVariables):
         self._gt: np.ndarray | None = None
         self._mask: np.ndarray | None = None
         self._fresh: FreshChannels | None = None  # the ob channels still all zero
+        # a set into ob not written yet: (cells, where, the view, its tile); see _defer_set
+        self._pending: tuple[slice, Any, np.ndarray, np.ndarray] | None = None
         # ragged spans met so far: (id(start), id(end)) -> (start, end, slice or RaggedSpan)
         self._spans: dict[tuple[int, int], tuple[Any, Any, slice | RaggedSpan]] = {}
         self._table: BoundTable | None = None  # every bound in steps (made when needed)
@@ -184,6 +188,8 @@ class BatchBuilder(PeriodSteps, TrialVariables):
 
     def _ob_array(self) -> np.ndarray:
         """:attr:`ob` for the verbs, which keep :class:`FreshChannels` up to date."""
+        if self._pending is not None:
+            self._flush()
         if self._ob is None:
             space = self.env.observation_space
             fill = self.env._default_ob_value
@@ -246,6 +252,8 @@ class BatchBuilder(PeriodSteps, TrialVariables):
         as_set = fresh is not None and fresh.take(where) and not reset
         done, set_value = -1, value  # done: -1 before the first span, then where they end
         for span in period_spans(period, self.start_t, self.end_t):
+            if self._pending is not None:  # an earlier span of this write was deferred
+                self._flush()
             cells = self._span_cells(span)
             val, sets = value, reset
             if as_set:
@@ -298,6 +306,8 @@ class BatchBuilder(PeriodSteps, TrialVariables):
         else:
             val = fit_value(value, self.n, sub.shape[1], sub.shape[2:], per_step, what)
         if where is None or isinstance(where, (int, slice)):
+            if reset and target is self._ob and self._defer_set(sl, where, sub, val):
+                return
             _apply(sub, val, reset)
         else:
             view[..., where] = val if reset else sub + val
@@ -389,6 +399,7 @@ class BatchBuilder(PeriodSteps, TrialVariables):
         if np.ndim(sigma):
             sigma = per_row(np.asarray(sigma, dtype=float), self.n, "sigma")
         idx = self.env._where(where, "observation")
+        tile = self._pending_tile(period, idx)  # a kept set of these cells: add to it
         ob = self._ob_array()
         if self._fresh is not None:
             self._fresh.take(idx)  # noise is added as drawn (no set for a first write)
@@ -405,6 +416,10 @@ class BatchBuilder(PeriodSteps, TrialVariables):
                 draw = scaled_rows(draw, sigma)
                 if mu:
                     draw += mu
+                if tile is not None:  # (a float32 or float64 tile: the draw's dtype)
+                    tile += draw
+                    scatter_cells(sub, tile)
+                    return
                 if idx is None or isinstance(idx, (int, slice)):
                     _apply(sub, draw, False)
                 else:
@@ -508,6 +523,7 @@ class BatchBuilder(PeriodSteps, TrialVariables):
     def finish(self, returned: dict[str, Any] | None) -> TrialBatch:
         """Collects the arrays and trial variables into a :class:`TrialBatch`."""
         self.record(returned)
+        self._flush()
         n = self.n
         mask = self._mask if self._mask is not None else np.zeros((n, self.steps), dtype=bool)
         names = list(self.start_t)
