@@ -53,7 +53,8 @@ def ring_input(theta: np.ndarray, index: np.ndarray, coh: np.ndarray) -> np.ndar
     by_unit = cosines.T.take(index, axis=1)  # (k, B): column b is unit index[b]'s row
     by_unit *= coh / 200
     by_unit += 0.5
-    return by_unit.T
+    stimulus: np.ndarray = by_unit.T
+    return stimulus
 
 
 def ring_scores(evidence: np.ndarray, theta: np.ndarray) -> np.ndarray:
