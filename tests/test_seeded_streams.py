@@ -82,8 +82,8 @@ def test_a_seeded_batch_of_an_env_instance_leaves_the_env_as_it_was():
 def test_no_speed_setting_can_change_a_seeded_stream(task_id):
     # the block size is one library constant: read-only on an env, refused on a task class
     env = neurogym.make(task_id)
-    with pytest.raises(AttributeError):
-        env.unwrapped.prefetch = 1  # type: ignore[misc]
+    with pytest.raises(AttributeError, match=r"prefetch cannot be set \(got 1\)"):
+        env.unwrapped.prefetch = 1
     with pytest.raises(TypeError, match="sets prefetch, which is not a task setting"):
         type("Tuned", (type(env.unwrapped),), {"prefetch": 1})
     # and the stream after a seed is the one the env always gives (no state survives reset)

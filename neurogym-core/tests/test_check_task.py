@@ -507,3 +507,15 @@ def test_a_task_cannot_set_a_prefetch_size():
 
         class Tuned(DeclaredCounting):
             prefetch = 8
+
+
+def test_an_env_cannot_set_its_prefetch_size_either():
+    env = DeclaredCounting()
+    with pytest.raises(
+        AttributeError,
+        match=r"^DeclaredCounting.prefetch cannot be set \(got 4\): a single env draws its "
+        r"trials in blocks of 128 \(neurogym._env.prefetch.BLOCK; 1 for tasks with "
+        r"cross_trial_state\)",
+    ):
+        env.prefetch = 4
+    assert env.prefetch == 1  # (DeclaredCounting declares cross_trial_state)

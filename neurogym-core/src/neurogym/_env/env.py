@@ -15,7 +15,12 @@ from neurogym._env.actions import checked_action, discrete_bounds, small_box_sha
 from neurogym._env.authoring import AuthoringMixin
 from neurogym._env.current import OBNOW, CurrentTrial, LazyTrial
 from neurogym._env.overrides import Overrides
-from neurogym._env.prefetch import BLOCK, TrialPool, refuse_prefetch_setting
+from neurogym._env.prefetch import (
+    BLOCK,
+    TrialPool,
+    refuse_prefetch_assignment,
+    refuse_prefetch_setting,
+)
 from neurogym._env.rewards import RewardsAndTiming
 from neurogym._trials.batch import refuse_empty_trials
 from neurogym._trials.builder import BatchBuilder, TrialBatch
@@ -312,6 +317,10 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
     def prefetch(self) -> int:
         """Trials a single env draws at once (``BLOCK``, or 1 with cross-trial state)."""
         return BLOCK if self._batch_native and not self.cross_trial_state else 1
+
+    @prefetch.setter
+    def prefetch(self, value: Any) -> None:  # a precise error, not "no setter"
+        refuse_prefetch_assignment(self, value)
 
     def discard_prefetched(self) -> None:
         """Drops prefetched trials, as any change of the env's configuration does itself."""

@@ -56,6 +56,16 @@ def refuse_prefetch_setting(cls: type) -> None:
         )
 
 
+def refuse_prefetch_assignment(env: Any, value: Any) -> None:
+    """``TrialEnv.prefetch``'s setter: the block size is not an env setting either."""
+    raise AttributeError(
+        f"{type(env).__name__}.prefetch cannot be set (got {value!r}): a single env draws its "
+        f"trials in blocks of {BLOCK} (neurogym._env.prefetch.BLOCK; 1 for tasks with "
+        "cross_trial_state), so a seed gives the same trials whatever the speed settings; "
+        "to start a new block, reset(seed=...) or discard_prefetched()"
+    )
+
+
 # Attributes that change while an env runs, or describe the task without taking part in
 # generating trials (gymnasium's metadata and spec): not part of a pool's configuration.
 DYNAMIC_ATTRIBUTES = frozenset(
