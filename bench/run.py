@@ -11,8 +11,6 @@ import workloads
 
 import neurogym
 
-VECTOR_TASK_BY_HAND = "PerceptualDecisionMaking"
-
 
 class Ours:
     """neurogym (this repo) with every installed plugin."""
@@ -61,7 +59,7 @@ class Ours:
     @classmethod
     def by_hand(cls, size: int) -> Any:
         """PDM's batch in hand-written numpy (bench/lean_pdm.py), checked on first use."""
-        env = cls._env(VECTOR_TASK_BY_HAND).unwrapped
+        env = cls._env(workloads.VECTOR_TASK).unwrapped  # lean_pdm.py writes PDM's trials
         if not cls._checked:
             lean_pdm.check(env, size)
             cls._checked = True

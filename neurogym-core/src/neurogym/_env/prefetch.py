@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from neurogym._env.env import TrialEnv
     from neurogym._trials.builder import TrialBatch
 
-__all__ = ["BLOCK", "TrialPool", "refuse_prefetch_setting"]
+__all__ = ["BLOCK", "TrialPool", "refuse_prefetch_assignment", "refuse_prefetch_setting"]
 
 BLOCK = 128
 """Trials a single env of a batch-native task without cross-trial state draws at once."""

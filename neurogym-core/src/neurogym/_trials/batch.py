@@ -185,12 +185,12 @@ def _apply_packed(sub: np.ndarray, val: np.ndarray, reset: bool) -> bool:
     """
     if not _packable(sub, val):
         return False
-    packed = sub.view(f"V{sub.shape[2] * sub.itemsize}")
     if val.shape[1] != sub.shape[1]:  # constant over time: one tile, moved cell by cell
         if reset and val.dtype == sub.dtype:  # a set: the tile is what is written
-            packed[...] = _along_time(val, sub.shape[1]).view(packed.dtype)
+            scatter_cells(sub, _along_time(val, sub.shape[1]))
             return True
         val = _along_time(val, sub.shape[1])
+    packed = sub.view(f"V{sub.shape[2] * sub.itemsize}")
     buf = np.empty(sub.shape, dtype=sub.dtype)
     if reset:
         buf[...] = val

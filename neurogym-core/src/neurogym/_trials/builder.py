@@ -47,7 +47,7 @@ from neurogym._trials.where import (
     scaled_rows,
     single_index,
 )
-from neurogym.timing import EPS
+from neurogym.timing import _to_steps
 
 if TYPE_CHECKING:
     from neurogym._env.env import TrialEnv
@@ -531,7 +531,7 @@ class BatchBuilder(PeriodSteps, TrialVariables, KeptSet):
         times, steps = period_columns([*self.start_t.values(), *self.end_t.values()], n, self.dt)
         tmax = self.tmax_ms
         if type(tmax) is float:  # every trial has the same length: checked in Python
-            total = math.floor(tmax / self.dt + EPS)
+            total = _to_steps(tmax, self.dt)
             if p:
                 refuse_empty_trials(self.env, total, names, self.dt)
             lengths = np.full(n, total, dtype=np.intp)

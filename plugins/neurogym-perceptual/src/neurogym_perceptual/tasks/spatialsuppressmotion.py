@@ -230,6 +230,9 @@ class SpatialSuppressMotion(ngym.TrialEnv):
         return self.ob_now, 0.0, False, False, {"new_trial": False, "gt": gt.copy()}
 
 
+_sum = np.add.reduce  # ndarray.sum's ufunc, without the method's Python wrapper
+
+
 def report_agreement(action: Any, probabilities: np.ndarray) -> float:
     """One minus the total-variation distance between a report and the observers' one.
 
@@ -243,9 +246,6 @@ def report_agreement(action: Any, probabilities: np.ndarray) -> float:
     report = report / total if total > 0 else np.full(report.shape, 1.0 / report.size)
     agreement = 1.0 - 0.5 * float(_sum(np.abs(report - np.asarray(probabilities, dtype=float))))
     return 1.0 if agreement > 1.0 - 1e-6 else agreement  # equal to float32 precision: 1
-
-
-_sum = np.add.reduce
 
 
 def _check_forced(name: str, value: np.ndarray, low: float, high: float, *, integer: bool) -> None:
