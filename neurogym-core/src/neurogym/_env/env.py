@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import operator
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
@@ -14,6 +14,7 @@ import numpy as np
 from neurogym._env.actions import checked_action, discrete_bounds, small_box_shape
 from neurogym._env.authoring import AuthoringMixin
 from neurogym._env.current import OBNOW, CurrentTrial, LazyTrial
+from neurogym._env.metadata import metadata_of
 from neurogym._env.overrides import Overrides
 from neurogym._env.prefetch import (
     BLOCK,
@@ -42,23 +43,6 @@ def _is_positive_number(value: object) -> bool:
         and not isinstance(value, bool)
         and bool(value > 0)
     )
-
-
-def _own_metadata(cls: type) -> dict[str, Any]:
-    return dict(getattr(cls, "metadata", {}))
-
-
-_metadata_of: Callable[[type], dict[str, Any]] = _own_metadata
-
-
-def use_metadata_source(source: Callable[[type], dict[str, Any]]) -> None:
-    """Sets where a task instance's ``metadata`` comes from (once, by ``neurogym._registry.api``).
-
-    The env layer does not import the registry: the registry layer hands it the lookup (a
-    class's own ``metadata`` plus the paper, tags and description of the spec naming it).
-    """
-    global _metadata_of  # wiring, done once at import
-    _metadata_of = source
 
 
 def _hits(action: Any, gt: Any, t_ind: int) -> bool:
@@ -117,10 +101,19 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
     trials of one env, and the task must not prefetch."""
     _overrides: ClassVar[Overrides] = Overrides()
     """Which of :data:`TRACKED` the class overrides (see :mod:`neurogym._env.overrides`)."""
-    # Read from _overrides once per class (and copied to each instance by __init__):
-    _batch_native: bool = False
-    _steps_by_rule: bool = True
-    _plain_post_step: bool = True
+    # The attributes ``step`` and the trial boundary read or write, as slots: CPython 3.11
+    # reads and writes a slot faster than a key of the instance dict (which holds over 30
+    # names, more than a key-sharing dict). Configuration (public names a trial depends on)
+    # stays in the instance dict, where the prefetch pool's checks look for it. ``_holder``
+    # is the trial wrapper serving this task's next trial, only during that wrapper's
+    # ``step`` or ``reset`` call (None otherwise): while it is set, the task leaves the next
+    # trial at a trial boundary and in ``reset`` to it (docs/architecture.md §8).
+    __slots__ = (
+        "_action_bounds", "_batch_native", "_current", "_default_ob_value", "_default_tmax",
+        "_episode_steps", "_holder", "_np_random", "_outcomes", "_plain_post_step", "_pool",
+        "_reset_done", "_small_box", "_steps_by_rule", "_trials_done", "max_episode_steps",
+        "num_tr", "performance", "t_ind", "trials_per_episode",
+    )  # fmt: skip
     TRACKED: ClassVar[tuple[str, ...]] = (
         "_new_trials", "_step", "step", "post_step", "new_trial",
     )  # fmt: skip
@@ -130,10 +123,6 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._overrides = Overrides.of(cls, TrialEnv, TrialEnv.TRACKED)
-        # Per-step paths, read as plain class attributes (decided from the same record):
-        cls._batch_native = "_new_trials" in cls._overrides
-        cls._steps_by_rule = "_step" not in cls._overrides
-        cls._plain_post_step = "post_step" not in cls._overrides
         refuse_prefetch_setting(cls)
         if "render_modes" not in cls.metadata:
             cls.metadata = {"render_modes": [], **cls.metadata}
@@ -147,18 +136,20 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         timing: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
+        self._np_random = None  # gymnasium's (a class attribute of gym.Env; here a slot)
         cls = type(self)
-        # Class-level switches the per-step and per-trial paths read, copied to the instance:
-        # CPython 3.11 specialises reads of instance attributes, not of class attributes
-        # read through an instance (about 200 instructions each; a subclass's __init__ may
-        # still set its own ``rule``).
-        self._batch_native = cls._batch_native
-        self._steps_by_rule = cls._steps_by_rule
-        self._plain_post_step = cls._plain_post_step
+        # The per-step and per-trial paths' switches, from the class's record of overrides,
+        # and the class-level settings they read, kept on the instance: CPython 3.11
+        # specialises reads of instance attributes, not of class attributes read through an
+        # instance (about 200 instructions each; a subclass's __init__ may set its own ``rule``).
+        overrides = cls._overrides
+        self._batch_native = "_new_trials" in overrides
+        self._steps_by_rule = "_step" not in overrides
+        self._plain_post_step = "post_step" not in overrides
         self.cross_trial_state = cls.cross_trial_state
         self.rule = cls.rule
         self.ob_now = OBNOW
-        self.metadata = _metadata_of(cls)
+        self.metadata = metadata_of(cls)
         if not _is_positive_number(dt) or not np.isfinite(dt):
             raise ValueError(f"dt must be a finite number of ms > 0, got {dt!r}")
         self.dt = dt
@@ -178,7 +169,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         self.trials_per_episode: int | None = None
         self._action_bounds: tuple[int, int] | None = None  # Discrete bounds, set by reset
         self._small_box: tuple[int, ...] | None = None  # a small Box's shape, set by reset
-        self._holder = None  # as an instance attribute (read at every trial boundary)
+        self._holder: Any = None  # the serving trial wrapper (see __slots__)
         self._reset_done = False
         self._episode_steps = 0
         self._trials_done = 0
@@ -411,11 +402,6 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         space = self.observation_space
         fill = 0 if self._default_ob_value is None else self._default_ob_value
         return np.full(space.shape or (), fill, dtype=space.dtype)
-
-    _holder: Any = None
-    """The trial wrapper serving this task's next trial, only during that wrapper's ``step``
-    or ``reset`` call (None otherwise): while it is set, the task leaves the next trial at a
-    trial boundary and in ``reset`` to it (``docs/architecture.md`` §8)."""
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Advances one ``dt``; see ``docs/architecture.md`` §5 for the exact contract.

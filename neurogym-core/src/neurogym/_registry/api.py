@@ -10,7 +10,7 @@ import functools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from neurogym._env.env import use_metadata_source
+from neurogym._env.metadata import use_metadata_source
 from neurogym._registry.plugins import build_plugin_manager, registry_from_plugins
 from neurogym._registry.registry import Registry, WrapperRequest
 from neurogym._registry.specs import TaskSpec, WrapperSpec

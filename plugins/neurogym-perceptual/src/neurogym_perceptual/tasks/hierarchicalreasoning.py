@@ -16,6 +16,8 @@ __all__ = ["HierarchicalReasoning"]
 
 BLOCK_MIN, BLOCK_MAX = 10, 20
 """A rule block lasts a uniform number of trials in ``BLOCK_MIN..BLOCK_MAX`` (inclusive)."""
+PERIODS = ("fixation", "rule_target", "fixation2", "flash1", "delay", "flash2", "decision")
+"""The periods of a trial, in order."""
 DEFAULT_DELAYS = (530, 610, 690, 770, 850, 930, 1010, 1090, 1170)
 
 
@@ -184,9 +186,7 @@ class HierarchicalReasoning(ngym.TrialEnv):
         rule = b.set_param("rule", kwargs.get("rule", rules))
         if "rule" in kwargs:
             validate.integers_in_range(rule, "rule", 0, 1)
-        b.add_period(["fixation", "rule_target", "fixation2", "flash1"])
-        interval = self._add_delay(b)
-        b.add_period(["flash2", "decision"], after="delay")
+        interval = self._add_periods(b)
         long_interval = interval > self.mid_delay + (b.rng.random(b.n) - 0.5)
         pro_choice = long_interval.astype(np.int64) == rule
         stimulus, choice = self._stimulus_and_choice(b, pro_choice)
@@ -201,13 +201,19 @@ class HierarchicalReasoning(ngym.TrialEnv):
         b.set_target(rule, "rule_target", where="rule")
         return {"long_interval": long_interval, "pro_choice": pro_choice}
 
-    def _add_delay(self, b: BatchBuilder) -> np.ndarray:
-        """Adds the delay period (forced ``interval`` or sampled); returns its ms, ``(B,)``."""
+    def _add_periods(self, b: BatchBuilder) -> np.ndarray:
+        """Adds the seven periods, the delay lasting a forced ``interval`` if there is one.
+
+        Returns:
+            The delay in ms, ``(B,)`` (recorded as ``interval``).
+        """
         if "interval" in b.kwargs:
             interval = b.set_param("interval", np.asarray(b.kwargs["interval"], dtype=float))
+            b.add_period(PERIODS[:4])
             b.add_period("delay", duration=interval, after="flash1")
+            b.add_period(PERIODS[5:], after="delay")
             return np.broadcast_to(interval, (b.n,))
-        b.add_period("delay", after="flash1")
+        b.add_period(PERIODS)  # one chain, the delay sampled in its place
         interval = np.empty(b.n)  # (np.full costs three times as much for a single trial)
         interval[...] = b.end_t["delay"] - b.start_t["delay"]  # floats, or (B,) arrays
         return b.set_param("interval", interval)

@@ -94,6 +94,7 @@ class DawTwoStep(ngym.TrialEnv):
         self.high_reward_p = 0.9
         self.low_reward_p = 0.1
         self.state1_high_reward = True
+        self._draws = np.empty(5)  # each trial's five uniform draws (overwritten per trial)
         self.tmax = 3 * self.dt  # as upstream; every trial ends after its two steps
         self.observation_space = spaces.Box(
             -np.inf, np.inf, shape=(3,), dtype=np.float32, name={"stage1": 0, "stage2": [1, 2]}
@@ -108,16 +109,20 @@ class DawTwoStep(ngym.TrialEnv):
         return super().reset(seed=seed, options=options)
 
     def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
-        # One call for the trial's five draws: two transitions, the switch, two payouts.
-        t1, t2, switch, high, low = self.rng.random(5).tolist()
+        # One call for the trial's five draws: two transitions, the switch, two payouts
+        # (into a buffer: the same numbers as random(5), without allocating an array).
+        t1, t2, switch, high, low = self.rng.random(out=self._draws).tolist()
         if switch < self.p_switch:
             self.state1_high_reward = not self.state1_high_reward
         hi_state = 0 if self.state1_high_reward else 1
         correct = float(self.rewards["correct"])
-        pays = (correct * (high < self.high_reward_p), correct * (low < self.low_reward_p))
+        high_pay, low_pay = (
+            correct * (high < self.high_reward_p),
+            correct * (low < self.low_reward_p),
+        )
         trial = {
             "transition": _TRANSITIONS[t1 < self.p1, t2 < self.p2].copy(),
-            "reward": np.array(pays if hi_state == 0 else pays[::-1]),
+            "reward": np.array((high_pay, low_pay) if hi_state == 0 else (low_pay, high_pay)),
             "hi_state": hi_state,
         }
         trial.update(kwargs)  # forced values (e.g. transition=, reward=) are used as given
