@@ -266,8 +266,10 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
                 plain = {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
             current = CurrentTrial(self.dt, self._default_tmax, previous.trial)
             self._current = current
-            try:
-                trial = type(self)._new_trial(self, **plain)
+            try:  # (an empty ** costs a dict: most trials force nothing)
+                trial = (
+                    type(self)._new_trial(self, **plain) if plain else type(self)._new_trial(self)
+                )
             finally:
                 self._current = previous
             current.trial = kept_forced(type(self).__name__, plain, trial) if plain else trial
