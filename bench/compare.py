@@ -320,6 +320,9 @@ def _rng_rows(per_rep: Any, figures: dict[str, Any]) -> list[tuple[str, str, str
              fmt(by_hand), "", ""),
             ("hand-written numpy as a fraction of the RNG bound", f"{by_hand_fraction:.0%}", "",
              ""),
+            # the builder against the ceiling (the share of the no-framework speed it reaches)
+            ("new_trials(256) as a fraction of the hand-written batch", f"{ours / by_hand:.0%}",
+             "", ""),
         ]  # fmt: skip
     return rows
 
