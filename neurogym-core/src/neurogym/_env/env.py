@@ -102,9 +102,9 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
     _overrides: ClassVar[Overrides] = Overrides()
     """Which of :data:`TRACKED` the class overrides (see :mod:`neurogym._env.overrides`)."""
     # The attributes ``step`` and the trial boundary read or write, as slots: CPython 3.11
-    # reads and writes a slot faster than a key of the instance dict (which holds over 30
-    # names, more than a key-sharing dict). Configuration (public names a trial depends on)
-    # stays in the instance dict, where the prefetch pool's checks look for it. ``_holder``
+    # reads and writes a slot faster than a key of the instance dict (a plain dict: see the
+    # end of __init__). Configuration (public names a trial depends on) stays in the
+    # instance dict, where the prefetch pool's checks look for it. ``_holder``
     # is the trial wrapper serving this task's next trial, only during that wrapper's
     # ``step`` or ``reset`` call (None otherwise): while it is set, the task leaves the next
     # trial at a trial boundary and in ``reset`` to it (docs/architecture.md §8).
