@@ -209,9 +209,7 @@ class HierarchicalReasoning(ngym.TrialEnv):
         """
         if "interval" in b.kwargs:
             interval = b.set_param("interval", np.asarray(b.kwargs["interval"], dtype=float))
-            b.add_period(PERIODS[:4])
-            b.add_period("delay", duration=interval, after="flash1")
-            b.add_period(PERIODS[5:], after="delay")
+            b.add_period(PERIODS, [interval if name == "delay" else None for name in PERIODS])
             return np.broadcast_to(interval, (b.n,))
         b.add_period(PERIODS)  # one chain, the delay sampled in its place
         interval = np.empty(b.n)  # (np.full costs three times as much for a single trial)
