@@ -87,13 +87,13 @@ def rng_bound(
     The RNG bound is the rate of drawing that batch's noise alone:
     ``Generator.standard_normal(dtype=float32, out=...)`` into a ``(256, 20, 2)`` array, in
     trials/s. ``by_hand`` (optional) makes the same batch in hand-written numpy
-    (bench/lean_pdm.py): the ceiling of a fixed-structure task without a framework. All are
-    measured in alternation (``RNG_ROUNDS`` rounds, so a load change hits each); a fraction is
-    the median of the per-round ratios.
+    (bench/lean_pdm.py): the ceiling of a fixed-structure task without a framework, and
+    ``new_trials`` as a fraction of it. All are measured in alternation (``RNG_ROUNDS``
+    rounds, so a load change hits each); a fraction is the median of the per-round ratios.
     """
     gen = np.random.default_rng(0)
     noise = np.empty(RNG_SHAPE, dtype=np.float32)
-    ours, bound, fraction, lean, lean_fraction = [], [], [], [], []
+    ours, bound, fraction, lean, lean_fraction, of_lean = [], [], [], [], [], []
     for _ in range(RNG_ROUNDS):
         ours.append(rate(lambda: new_trials(RNG_BATCH), RNG_BATCH))
         bound.append(rate(lambda: gen.standard_normal(dtype=np.float32, out=noise), RNG_BATCH))
@@ -101,9 +101,11 @@ def rng_bound(
         if by_hand is not None:
             lean.append(rate(lambda: by_hand(RNG_BATCH), RNG_BATCH))
             lean_fraction.append(lean[-1] / bound[-1])
+            of_lean.append(ours[-1] / lean[-1])
     out = {"new_trials": median(ours), "bound": median(bound), "fraction": median(fraction)}
     if by_hand is not None:
         out["by_hand"], out["by_hand_fraction"] = median(lean), median(lean_fraction)
+        out["of_by_hand"] = median(of_lean)  # new_trials against the hand-written batch
     return out
 
 
