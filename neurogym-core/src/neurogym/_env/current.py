@@ -152,6 +152,10 @@ class CurrentTrial:
         end_step: The number of steps of a trial of length ``tmax`` (:func:`end_step`):
             ``step`` ends the trial by timeout once ``t_ind`` reaches it.
         tmax_ms: End of the last period in ms, before flooring to steps.
+        renewable: True while the trial is as an upstream-style ``_new_trial`` made it
+            without an authoring verb (no arrays, no periods, the default length): the env may
+            then make this object its next trial (``TrialEnv.new_trial``). Every edit clears
+            it: a builder (an authoring verb), :meth:`set_tmax`, :meth:`go_live`.
     """
 
     # NO_PERIODS until sync_periods copies a builder's periods (LazyTrial: lazy).
@@ -164,6 +168,7 @@ class CurrentTrial:
     # Set on every instance (__init__, from_pool): step reads them.
     empty: bool
     live: bool
+    renewable: bool
     codes: list[int] | None
     obs_out: np.ndarray | None
     # Defaults as class attributes (an instance sets them only when it differs: a trial is
@@ -191,6 +196,7 @@ class CurrentTrial:
         self.obs_out: np.ndarray | None = None
         self.start_t = self.end_t = self.durations = NO_PERIODS  # type: ignore[assignment]
         self.start_ind = self.end_ind = NO_PERIODS  # type: ignore[assignment]
+        self.renewable = False
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -226,6 +232,7 @@ class CurrentTrial:
         current._rows_from_pool()
         current.gt_list = pool.gt_lists[row]
         current.codes = None if pool.codes is None else pool.codes[row]
+        current.renewable = False
         return current
 
     def _rows_from_pool(self) -> None:
@@ -239,6 +246,7 @@ class CurrentTrial:
 
     def set_tmax(self, tmax: float) -> None:
         """Sets the trial's length in ms (``env.tmax = ...``), and the step it ends at."""
+        self.renewable = False
         self.tmax = tmax
         self.end_step = end_step(tmax, self.dt)
 
@@ -246,6 +254,7 @@ class CurrentTrial:
     def builder(self, env: TrialEnv) -> BatchBuilder:
         """The one-trial builder of this trial (made from its pool row, or empty, on demand)."""
         if self._builder is None:
+            self.renewable = False
             pool = self._pool
             if pool is None:  # a trial being built by an upstream-style _new_trial
                 from neurogym._trials.builder import BatchBuilder
@@ -318,6 +327,7 @@ class CurrentTrial:
         snapshots; :meth:`snapshot` (a new trial, ``refresh_trial``) takes them again.
         """
         self.live = True
+        self.renewable = False
         self.obs_out = None
         self.gt_list = [] if self.gt is None else _LiveGroundTruth(self.gt)
 
@@ -355,6 +365,7 @@ class CurrentTrial:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        self.renewable = False  # (absent from a state pickled before it existed)
         for name, value in state.items():
             setattr(self, name, NO_PERIODS if value is None and name in PERIOD_DICTS else value)
         if self._builder is not None:
@@ -407,6 +418,7 @@ class LazyTrial(CurrentTrial):
         current.gt = self.gt
         current.gt_list = self.gt_list
         current.codes = self.codes
+        current.renewable = False
         return current
 
     start_t: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
@@ -447,6 +459,7 @@ class LazyTrial(CurrentTrial):
         current.ob = current.gt = None
         current.gt_list = []
         current.codes = None
+        current.renewable = False
         return current
 
 

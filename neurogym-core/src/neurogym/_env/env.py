@@ -6,6 +6,7 @@ import math
 import operator
 import warnings
 from collections.abc import Mapping
+from sys import getrefcount
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
@@ -23,12 +24,13 @@ from neurogym._env.prefetch import (
     refuse_prefetch_setting,
 )
 from neurogym._env.rewards import RewardsAndTiming
+from neurogym._env.rulestep import RuleStepping
 from neurogym._trials.batch import refuse_empty_trials
 from neurogym._trials.builder import BatchBuilder, TrialBatch
 from neurogym._trials.durations import trial_length_stats
 from neurogym._trials.stack import loop_trials
 from neurogym._trials.variables import RecordOnly, check_forced_finite, kept_forced
-from neurogym.rules import OutcomeTable, StandardDecision
+from neurogym.rules import StandardDecision
 
 __all__ = ["OBNOW", "EmptyPeriodWarning", "TrialEnv"]
 
@@ -45,16 +47,11 @@ def _is_positive_number(value: object) -> bool:
     )
 
 
-def _hits(action: Any, gt: Any, t_ind: int) -> bool:
-    """Whether ``action`` equals the ground truth of step ``t_ind`` (False if it has none)."""
-    return t_ind < len(gt) and bool(action == gt[t_ind])
-
-
 class EmptyPeriodWarning(UserWarning):
     """A period with a positive timing spec lasts less than one step at this ``dt``."""
 
 
-class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
+class TrialEnv(AuthoringMixin, RuleStepping, RewardsAndTiming, gym.Env[np.ndarray, Any]):
     """Base class of trial-based tasks.
 
     Subclasses set, in ``__init__``: ``observation_space`` and ``action_space`` (ideally
@@ -240,7 +237,29 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
         Returns:
             The trial dict.
         """
-        if not kwargs and self._batch_native and not self.cross_trial_state:
+        current = self._current
+        # The last trial, if an upstream-style _new_trial made it without a verb and nothing
+        # edited or holds it (references: the slot, `current`, getrefcount's argument), is in
+        # the state of a new one: it becomes the next trial (a bandit's boundary is every step)
+        if (
+            current.renewable
+            and not kwargs
+            and getrefcount(current) == 3
+            and current.dt == self.dt
+            and self.rule is None
+        ):
+            try:
+                trial = type(self)._new_trial(self)
+            except BaseException:  # the last trial as it was (a verb may have edited it)
+                self._current = CurrentTrial(self.dt, self._default_tmax, current.trial)
+                raise
+            if current._builder is not None:  # a verb made arrays: the last trial stays
+                self._current = CurrentTrial(self.dt, self._default_tmax, current.trial)
+                current.trial = trial
+                current = type(self)._with_arrays(self, current)
+            else:
+                current.trial = trial
+        elif not kwargs and self._batch_native and not self.cross_trial_state:
             current = type(self)._trial_from_pool(self)
         else:  # a refused forced value raises here, leaving the current trial as it was
             current = type(self)._built_trial(self, kwargs)
@@ -251,33 +270,37 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
 
     def _built_trial(self, kwargs: dict[str, Any]) -> CurrentTrial:
         """One trial generated on its own (one builder pass of one trial)."""
-        previous = self._current
-        builder: BatchBuilder | None
-        current: CurrentTrial
         if self._batch_native:
             builder = BatchBuilder(self, 1, kwargs)
             recorded = builder.record(type(self)._new_trials(self, builder, **kwargs))
             trial = {key: value[0] for key, value in recorded.items()}
-            current = LazyTrial.built(builder, trial, self._default_tmax)
-        else:  # upstream-style: the verbs write into the current trial (builder: first verb)
-            plain = kwargs
-            if kwargs:
-                check_forced_finite(kwargs)
-                plain = {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
-            current = CurrentTrial(self.dt, self._default_tmax, previous.trial)
-            self._current = current
-            try:  # (an empty ** costs a dict: most trials force nothing)
-                trial = (
-                    type(self)._new_trial(self, **plain) if plain else type(self)._new_trial(self)
-                )
-            finally:
-                self._current = previous
-            current.trial = kept_forced(type(self).__name__, plain, trial) if plain else trial
-            builder = current._builder
-            if builder is None:  # no verb was called: no periods, no arrays (a bandit)
-                if self.rule is not None:  # a fresh trial's step tables are already empty
-                    self._derive_step_tables(current)
-                return current
+            built = LazyTrial.built(builder, trial, self._default_tmax)
+            return type(self)._with_arrays(self, built)
+        # upstream-style: the verbs write into the current trial (its builder: the first verb)
+        plain = kwargs
+        if kwargs:
+            check_forced_finite(kwargs)
+            plain = {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
+        previous = self._current
+        current = self._current = CurrentTrial(self.dt, self._default_tmax, previous.trial)
+        # without a rule (no step tables), new_trial may make it the next trial if nothing
+        # edits it from now on (a verb, tmax, ob: each clears the mark, in _new_trial too)
+        current.renewable = self.rule is None
+        try:  # (an empty ** costs a dict: most trials force nothing)
+            trial = type(self)._new_trial(self, **plain) if plain else type(self)._new_trial(self)
+        finally:
+            self._current = previous
+        current.trial = kept_forced(type(self).__name__, plain, trial) if plain else trial
+        if current._builder is not None:
+            return type(self)._with_arrays(self, current)
+        if self.rule is not None:  # no verb: no periods, no arrays (a bandit)
+            self._derive_step_tables(current)  # (a fresh trial's tables are already empty)
+        return current
+
+    def _with_arrays(self, current: CurrentTrial) -> CurrentTrial:
+        """A trial whose builder holds its arrays and periods, with its step tables."""
+        builder = current._builder
+        assert builder is not None
         current.view_arrays()
         if builder.start_t and builder.steps < 1:  # a trial defined by periods has steps
             refuse_empty_trials(self, builder.steps, list(builder.start_t), self.dt)
@@ -456,6 +479,7 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             if current.codes is not None and self._steps_by_rule:  # the rule's timeout
                 reward += self._rule_timeout(action, current, t_ind - 1)
         if new_trial:
+            del current  # unheld, the ended trial's object may become the next (new_trial)
             terminated = type(self)._end_trial(self, info) or terminated
             current = self._current
             t_ind = 0
@@ -509,53 +533,6 @@ class TrialEnv(AuthoringMixin, RewardsAndTiming, gym.Env[np.ndarray, Any]):
             self._rule_outcomes(None)  # raises: no rule and no _step
         reward, new_trial = self._rule_step(action, current, self.t_ind)
         return OBNOW, reward, False, False, {"new_trial": new_trial}
-
-    def _rule_step(self, action: Any, current: CurrentTrial, t_ind: int) -> tuple[float, bool]:
-        """The reward and trial end of ``action`` at step ``t_ind`` under ``rule``.
-
-        Reads the rule's one encoding, :meth:`StandardDecision.outcome_table` of the current
-        ``rule``, ``rewards`` and ``abort`` (built again whenever one of them changed). Its
-        entries for NEUTRAL steps and for ``fixation_action`` are ``(0, False, False)``
-        whatever the configuration (pinned by a test): those steps, most of a trial, return
-        without the lookup.
-        """
-        rule = self.rule
-        code = current.codes[t_ind]  # type: ignore[index]
-        if not code or action == rule.fixation_action:  # type: ignore[union-attr]
-            return 0.0, False
-        cached, version = self._outcomes, self.rewards.version  # type: ignore[attr-defined]
-        if cached[0] is not rule or cached[1] is not version or cached[2] is not self.abort:
-            cached = self._rule_outcomes(rule)
-        try:
-            by_hit = cached[3][code][action == current.gt_list[t_ind]]
-        except (IndexError, TypeError):  # no ground truth, or a live numpy one
-            by_hit = cached[3][code][_hits(action, current.gt_list, t_ind)]
-        reward, new_trial, correct = by_hit[True]
-        if correct:
-            self.performance = 1
-        return reward, new_trial
-
-    def _rule_timeout(self, action: Any, current: CurrentTrial, last: int) -> float:
-        """The rule's reward for a trial that timed out at step ``last`` (sets performance)."""
-        rule = self.rule
-        assert rule is not None
-        hit = current.gt is not None and bool(action == current.gt_list[last])
-        reward, correct = rule.timeout(self.rewards, hit, action == rule.fixation_action)
-        if correct:
-            self.performance = 1
-        return reward
-
-    def _rule_outcomes(self, rule: StandardDecision | None) -> tuple[Any, ...]:
-        """Builds (and caches) the outcome table of ``rule`` for the current configuration."""
-        if rule is None:
-            raise NotImplementedError(
-                f"{type(self).__name__} must implement _step(action) or declare a rule"
-            )
-        rewards: Any = self.rewards
-        abort = self.abort
-        table: OutcomeTable = rule.outcome_table(rewards, abort)
-        self._outcomes = cached = (rule, rewards.version, abort, table)
-        return cached
 
     def post_step(
         self, ob: Any, reward: Any, terminated: bool, truncated: bool, info: dict[str, Any]

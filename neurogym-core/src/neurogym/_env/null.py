@@ -54,7 +54,7 @@ class Null(TrialEnv):
 
     def _new_trial(self, **kwargs: Any) -> dict[str, Any]:
         self._rows: list[np.ndarray] | None = None  # made at the trial's first step
-        return dict(kwargs)
+        return kwargs  # the forced values, if any: a new dict on every call
 
     def _step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         # One zero row per step of the trial (up to _MAX_ROWS): a step returns its own row

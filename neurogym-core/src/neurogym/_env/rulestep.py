@@ -1,0 +1,79 @@
+"""How :class:`~neurogym.TrialEnv` steps a task that declares its ``rule`` (architecture §5).
+
+A task with a declarative ``rule`` (:class:`~neurogym.rules.StandardDecision`) and no
+``_step`` of its own is stepped by the rule: each step's period code, the action and the
+step's ground truth select an outcome in the rule's one table (reward, trial end, correct).
+``TrialEnv.step`` evaluates the common case inline and calls these methods for the rest.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from neurogym._env.current import CurrentTrial
+    from neurogym.rules import OutcomeTable, StandardDecision
+
+__all__ = ["RuleStepping"]
+
+
+def _hits(action: Any, gt: Any, t_ind: int) -> bool:
+    """Whether ``action`` equals the ground truth of step ``t_ind`` (False if it has none)."""
+    return t_ind < len(gt) and bool(action == gt[t_ind])
+
+
+class RuleStepping:
+    """The declared rule's step outcomes, cached per configuration (a TrialEnv mixin)."""
+
+    rule: StandardDecision | None
+    rewards: Any
+    abort: bool
+    performance: float
+    _outcomes: tuple[Any, ...]
+
+    def _rule_step(self, action: Any, current: CurrentTrial, t_ind: int) -> tuple[float, bool]:
+        """The reward and trial end of ``action`` at step ``t_ind`` under ``rule``.
+
+        Reads the rule's one encoding, :meth:`StandardDecision.outcome_table` of the current
+        ``rule``, ``rewards`` and ``abort`` (built again whenever one of them changed). Its
+        entries for NEUTRAL steps and for ``fixation_action`` are ``(0, False, False)``
+        whatever the configuration (pinned by a test): those steps, most of a trial, return
+        without the lookup.
+        """
+        rule = self.rule
+        code = current.codes[t_ind]  # type: ignore[index]
+        if not code or action == rule.fixation_action:  # type: ignore[union-attr]
+            return 0.0, False
+        cached, version = self._outcomes, self.rewards.version
+        if cached[0] is not rule or cached[1] is not version or cached[2] is not self.abort:
+            cached = self._rule_outcomes(rule)
+        try:
+            by_hit = cached[3][code][action == current.gt_list[t_ind]]
+        except (IndexError, TypeError):  # no ground truth, or a live numpy one
+            by_hit = cached[3][code][_hits(action, current.gt_list, t_ind)]
+        reward, new_trial, correct = by_hit[True]
+        if correct:
+            self.performance = 1
+        return reward, new_trial
+
+    def _rule_timeout(self, action: Any, current: CurrentTrial, last: int) -> float:
+        """The rule's reward for a trial that timed out at step ``last`` (sets performance)."""
+        rule = self.rule
+        assert rule is not None
+        hit = current.gt is not None and bool(action == current.gt_list[last])
+        reward, correct = rule.timeout(self.rewards, hit, action == rule.fixation_action)
+        if correct:
+            self.performance = 1
+        return reward
+
+    def _rule_outcomes(self, rule: StandardDecision | None) -> tuple[Any, ...]:
+        """Builds (and caches) the outcome table of ``rule`` for the current configuration."""
+        if rule is None:
+            raise NotImplementedError(
+                f"{type(self).__name__} must implement _step(action) or declare a rule"
+            )
+        rewards: Any = self.rewards
+        abort = self.abort
+        table: OutcomeTable = rule.outcome_table(rewards, abort)
+        self._outcomes = cached = (rule, rewards.version, abort, table)
+        return cached
