@@ -411,3 +411,28 @@ def test_same_seed_same_trials_whatever_came_before():
     for ta, tb in zip(trials_a, trials_b, strict=True):
         assert ta == tb
     np.testing.assert_array_equal(a.new_trials(20).ob, b.new_trials(20).ob)
+
+
+@pytest.mark.parametrize(
+    ("n", "interval", "message"),
+    [
+        (1, "x", r"forced interval must be the delay in ms \(a number, or one per trial\), "),
+        (1, True, r"forced interval must be the delay in ms .*got True"),
+        (1, [1000, 2000], r"forced interval must have shape \(\) .* or \(1,\) .*got shape \(2,\)"),
+        (4, [700.0] * 3, r"forced interval must have shape \(\) .* or \(4,\) .*got shape \(3,\)"),
+        (1, -100, r"forced interval must be >= 0 ms \(it is the delay's duration\), got \[-100\]"),
+        (4, [-100, 500, 600, -7], r"must be >= 0 ms .*got \[-100, -7\]"),
+    ],
+)
+def test_a_bad_forced_interval_is_refused_by_name(n, interval, message):
+    env = fresh(0)
+    with pytest.raises(ValueError, match=message):
+        env.new_trials(n, interval=interval) if n > 1 else env.new_trial(interval=interval)
+
+
+def test_a_forced_interval_per_trial_sets_each_delay():
+    env = fresh(0, timing=CONSTANT_TIMING)
+    batch = env.new_trials(3, interval=[0.0, 500.0, 1500.0])
+    np.testing.assert_array_equal(batch.trial["interval"], [0.0, 500.0, 1500.0])
+    np.testing.assert_array_equal(batch.end_t["delay"] - batch.start_t["delay"], [0, 500, 1500])
+    np.testing.assert_array_equal(batch.trial["long_interval"], [False, False, True])

@@ -72,8 +72,9 @@ class HierarchicalReasoning(ngym.TrialEnv):
 
     Trial dict: ``interval`` (the delay in ms), ``long_interval``, ``pro_choice``, ``rule``
     (0/1), ``stimulus`` (flashed location 0/1), ``ground_truth`` (choice index 0/1). Forcing
-    ``interval``, ``rule`` or ``stimulus`` is honoured; a forced ``ground_truth`` sets the
-    flashed location that makes it correct.
+    ``interval`` (the delay: ms >= 0, one for all trials or one per trial), ``rule`` or
+    ``stimulus`` is honoured; a forced ``ground_truth`` sets the flashed location that makes it
+    correct.
 
     ## References
     Sarafyazd & Jazayeri (2019), "Hierarchical reasoning by neural circuits in the frontal
@@ -208,9 +209,9 @@ class HierarchicalReasoning(ngym.TrialEnv):
             The delay in ms, ``(B,)`` (recorded as ``interval``).
         """
         if "interval" in b.kwargs:
-            interval = b.set_param("interval", np.asarray(b.kwargs["interval"], dtype=float))
+            interval = b.set_param("interval", _forced_interval(b))
             b.add_period(PERIODS, [interval if name == "delay" else None for name in PERIODS])
-            return np.broadcast_to(interval, (b.n,))
+            return interval
         b.add_period(PERIODS)  # one chain, the delay sampled in its place
         interval = np.empty(b.n)  # (np.full costs three times as much for a single trial)
         interval[...] = b.end_t["delay"] - b.start_t["delay"]  # floats, or (B,) arrays
@@ -279,3 +280,25 @@ def median_ms(spec: TimingSpec) -> float:
         f"timing['delay'] = {spec.raw!r}: the long/short threshold is the median delay, so the "
         "delay must be a constant, choice, uniform or truncated-exponential spec"
     )
+
+
+def _forced_interval(b: BatchBuilder) -> np.ndarray:
+    """A forced ``interval`` as ``(B,)`` floats: one delay of 0 ms or more, or one per trial.
+
+    Raises:
+        ValueError: Naming ``interval``, for a value of the wrong shape (from
+            :meth:`~neurogym.BatchBuilder.forced`), one that is not a number, or a negative one.
+    """
+    forced = b.forced("interval")
+    assert forced is not None  # (the caller checked that it was forced)
+    if forced.dtype.kind not in "iuf":  # (bools, strings, objects)
+        raise ValueError(
+            f"forced interval must be the delay in ms (a number, or one per trial), got "
+            f"{b.kwargs['interval']!r}"
+        )
+    if np.any(forced < 0):
+        raise ValueError(
+            f"forced interval must be >= 0 ms (it is the delay's duration), got "
+            f"{forced[forced < 0].tolist()}"
+        )
+    return forced.astype(float)
