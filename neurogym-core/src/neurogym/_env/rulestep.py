@@ -26,7 +26,7 @@ class RuleStepping:
     """The declared rule's step outcomes, cached per configuration (a TrialEnv mixin)."""
 
     rule: StandardDecision | None
-    rewards: Any
+    rewards: dict[str, float]  # (a RewardDict at run time: RewardsAndTiming)
     abort: bool
     performance: float
     _outcomes: tuple[Any, ...]
@@ -44,7 +44,7 @@ class RuleStepping:
         code = current.codes[t_ind]  # type: ignore[index]
         if not code or action == rule.fixation_action:  # type: ignore[union-attr]
             return 0.0, False
-        cached, version = self._outcomes, self.rewards.version
+        cached, version = self._outcomes, self.rewards.version  # type: ignore[attr-defined]
         if cached[0] is not rule or cached[1] is not version or cached[2] is not self.abort:
             cached = self._rule_outcomes(rule)
         try:
