@@ -223,3 +223,16 @@ def test_a_rule_set_after_a_renewable_trial_gets_its_step_tables_at_the_next():
     env.new_trial()
     assert env._current.codes == [0] * 100  # no period of the rule's: every step neutral
     assert not env._current.renewable  # a trial with step tables is always made anew
+
+
+def test_a_batch_that_borrows_the_env_gives_back_its_renewable_trial_untouched():
+    env = FailsOnRequest()
+    env.reset(seed=0)
+    env.new_trial()
+    before = env._current
+    trial = before.trial
+    assert before.renewable
+    env._loop_trials(5, {})  # the batch's trials are renewed among themselves
+    assert env._current is before
+    assert before.trial is trial
+    assert trial == {"count": 1}
