@@ -1,11 +1,13 @@
 """The current trial of a single env: one object, assigned in one go (``docs/architecture.md`` §5).
 
 A :class:`~neurogym.TrialEnv` holds its current trial in exactly one place, ``env._current``.
-A trial boundary replaces that object as a whole; nothing else holds current-trial state. What
-reads or edits the current trial goes through it: ``step`` (its step tables), the env's
-properties (``env.ob``, ``env.trial``, ``env.start_t``, ``env.tmax``, ...), the per-trial
-authoring verbs (``add_ob``, ``set_groundtruth``, ... in ``_step``) and wrappers that edit a
-trial (``ReactionTime``, followed by ``env.refresh_trial()`` because it moves a period).
+A trial boundary replaces that object as a whole (or, for a trial no verb made that nobody
+else holds, renews it in place: :attr:`CurrentTrial.renewable`); nothing else holds
+current-trial state. What reads or edits the current trial goes through it: ``step`` (its
+step tables), the env's properties (``env.ob``, ``env.trial``, ``env.start_t``, ``env.tmax``,
+...), the per-trial authoring verbs (``add_ob``, ``set_groundtruth``, ... in ``_step``) and
+wrappers that edit a trial (``ReactionTime``, followed by ``env.refresh_trial()`` because it
+moves a period).
 
 ``step`` reads fast snapshots of the trial (a private copy of ``ob``, the ground truth as a
 list) only while nobody else holds its arrays: handing ``ob``/``gt`` out for editing
