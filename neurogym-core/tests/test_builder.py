@@ -133,6 +133,29 @@ def test_add_period_list_with_explicit_durations_and_a_start_time():
     np.testing.assert_array_equal(batch.lengths, [4, 4])
 
 
+@pytest.mark.parametrize(
+    ("duration", "shown"),
+    [(-100, "[-100.0]"), (float("nan"), "[nan]"), (np.array([200.0, -50.0]), "[-50.0]")],
+)
+def test_an_explicit_duration_not_at_least_zero_is_refused_naming_the_period(duration, shown):
+    def body(b):
+        b.add_period("fixation", duration=100)
+        b.add_period("stimulus", duration=duration, after="fixation")
+
+    message = re.escape(f"period 'stimulus' was given a duration that is not >= 0 ms: {shown}; ")
+    with pytest.raises(ValueError, match=message):
+        make_batch(body, timing={})
+    if np.ndim(duration) == 0:  # the single-trial path of an upstream-style task too
+        with pytest.raises(ValueError, match=message):
+            single(lambda env: body(env), timing={})
+
+
+def test_a_zero_duration_is_a_valid_empty_period():
+    batch = make_batch(lambda b: b.add_period(["a", "b"], duration=[0, 100]), timing={})
+    np.testing.assert_array_equal(batch.end_t["a"], [0, 0])
+    np.testing.assert_array_equal(batch.lengths, [1, 1])
+
+
 def before_after(b, add_ob="add_input"):
     """A body for a batch (``b``) or a single trial (``add_ob="add_ob"``, ``b`` the env)."""
     b.add_period("fixation")  # [0, 200)

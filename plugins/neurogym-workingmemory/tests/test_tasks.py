@@ -155,6 +155,23 @@ def test_interval_discrimination_reports_the_longer_interval():
     assert info["performance"] == 1
 
 
+@pytest.mark.parametrize(
+    ("n", "forced"),
+    [
+        (1, {"duration1": -100}),
+        (1, {"duration2": "x"}),
+        (1, {"duration1": True}),
+        (3, {"duration1": [400, -80, 200]}),
+    ],
+)
+def test_interval_discrimination_refuses_a_bad_forced_duration_by_name(n, forced):
+    env = seeded(IntervalDiscrimination, seed=0)
+    (name,) = forced
+    message = rf"forced {name} must be a duration in ms >= 0 \(one, or one per trial\), got "
+    with pytest.raises(ValueError, match=message):
+        env.new_trials(n, **forced) if n > 1 else env.new_trial(**forced)
+
+
 def _go_in(period):
     """Go (1) while in ``period``, else fixate."""
     return respond(lambda env: 1, period)

@@ -143,7 +143,9 @@ class BatchBuilder(PeriodSteps, TrialVariables, KeptSet):
     def _add_one(
         self, period: str, duration: Any, before: str | None, after: str | float | None
     ) -> None:
-        dur = sample_duration(self, period) if duration is None else self._bound(duration)
+        dur = (
+            sample_duration(self, period) if duration is None else self._duration(period, duration)
+        )
         if isinstance(after, str):
             start: Bound = self._known(after, "after")[1]
         elif after is not None:
@@ -160,6 +162,18 @@ class BatchBuilder(PeriodSteps, TrialVariables, KeptSet):
             self.tmax_ms = max(self.tmax_ms, end)
         else:
             self.tmax_ms = np.maximum(self.tmax_ms, end)
+
+    def _duration(self, period: str, value: Any) -> Bound:
+        """An explicit duration of ``period`` (ms): refused unless every trial's is >= 0."""
+        dur = self._bound(value)
+        if not (dur >= 0 if type(dur) is float else np.all(dur >= 0)):  # (NaN fails too)
+            bad = [x for x in np.atleast_1d(dur).tolist() if not x >= 0]
+            raise ValueError(
+                f"period {period!r} was given a duration that is not >= 0 ms: {bad[:5]}"
+                f"{' ...' if len(bad) > 5 else ''}; a duration is a number of ms >= 0 (a forced "
+                "value it comes from may be out of range)"
+            )
+        return dur
 
     def _bound(self, value: Any) -> Bound:
         """A duration or time given by the task: a float, or an ``(n,)`` float array."""

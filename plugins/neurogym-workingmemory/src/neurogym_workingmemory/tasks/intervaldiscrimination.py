@@ -133,7 +133,15 @@ class IntervalDiscrimination(ngym.TrialEnv):
     def _durations(self, b: BatchBuilder, name: str, period: str) -> np.ndarray:
         """Forced durations, or ``timing[period]`` sampled for the batch, floored to ``dt``."""
         forced = b.forced(name)
-        raw = self.timing.spec(period).sample(b.rng, b.n) if forced is None else forced
+        if forced is None:
+            raw = self.timing.spec(period).sample(b.rng, b.n)
+        elif forced.dtype.kind not in "iuf" or np.any(forced < 0):  # (bools, strings, < 0)
+            raise ValueError(
+                f"forced {name} must be a duration in ms >= 0 (one, or one per trial), got "
+                f"{b.kwargs[name]!r}"
+            )
+        else:
+            raw = forced
         return b.set_param(name, self._floored(raw))
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
