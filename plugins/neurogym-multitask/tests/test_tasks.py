@@ -377,8 +377,9 @@ def test_forced_directions_must_be_preferred_directions_of_the_ring(name, variab
     env.reset(seed=0)
     trial = env.new_trial(**{variable: 3 * 2 * np.pi / N})
     assert trial[variable] == pytest.approx(3 * 2 * np.pi / N)
-    with pytest.raises(ValueError, match=f"{variable} must be preferred directions 2 pi k"):
-        env.new_trial(**{variable: 0.1})
+    for bad in (0.1, "x"):
+        with pytest.raises(ValueError, match=f"{variable} must be preferred directions 2 pi k"):
+            env.new_trial(**{variable: bad})
 
 
 @pytest.mark.parametrize(("name", "no_go"), [("dms", 2), ("dnms", 1), ("dmc", 2), ("dnmc", 1)])

@@ -321,5 +321,8 @@ def test_bad_forced_values():
         ValueError, match=r"forced ground_truth=2 is not one of its values \[0, 1\]"
     ):
         env.new_trial(ground_truth=2)
-    with pytest.raises(ValueError, match=re.escape("delay must be >= 0 ms")):
-        env.new_trial(ground_truth=1, delay=-1.0)
+    for bad in (-1.0, "x", True, [0.0, -100.0]):
+        with pytest.raises(ValueError, match=re.escape("forced delay must be >= 0 ms (a number")):
+            env.new_trials(2, ground_truth=1, delay=bad)
+    with pytest.raises(ValueError, match=re.escape("forced delay must have shape () (one")):
+        env.new_trial(ground_truth=1, delay=[100.0, 200.0])

@@ -134,8 +134,9 @@ class RingTask(ngym.TrialEnv):
             ValueError: If a forced angle is not ``2 pi k / dim_ring`` for an integer ``k``.
         """
         if name in b.kwargs:
-            angles = np.asarray(b.kwargs[name], dtype=float)
-            k = angles / (2 * np.pi / self.dim_ring)
+            angles = np.asarray(b.kwargs[name])
+            numeric = angles.dtype.kind in "iuf"  # (strings, objects: named below, too)
+            k = angles / (2 * np.pi / self.dim_ring) if numeric else np.array(np.nan)
             if not np.all(np.isfinite(k)) or not np.allclose(k, np.rint(k), atol=1e-6):
                 raise ValueError(
                     f"{name} must be preferred directions 2 pi k / dim_ring (k integer, "

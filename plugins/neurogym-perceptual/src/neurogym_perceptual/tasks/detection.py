@@ -149,10 +149,13 @@ class Detection(ngym.TrialEnv):
     def _onsets(self, b: BatchBuilder, n_stim: np.ndarray) -> np.ndarray:
         """Pulse onset in steps after the stimulus start, ``(B,)`` ints."""
         latest = np.maximum(n_stim - self.stim_dur - self.extra_step, 0)
-        if "delay" in b.kwargs:
-            forced = np.asarray(b.kwargs["delay"], dtype=float)
-            if np.any(forced < 0):
-                raise ValueError(f"delay must be >= 0 ms, got {b.kwargs['delay']!r}")
+        forced = b.forced("delay")  # (B,): a wrong shape is refused naming delay
+        if forced is not None:
+            if forced.dtype.kind not in "iuf" or np.any(forced < 0):  # (bools, strings, < 0)
+                raise ValueError(
+                    f"forced delay must be >= 0 ms (a number: the pulse onset), got "
+                    f"{b.kwargs['delay']!r}"
+                )
             steps = np.floor(forced / self.dt + _EPS).astype(np.int64)
         elif self.delay is not None:
             steps = np.full(b.n, math.floor(self.delay / self.dt + _EPS), dtype=np.int64)
