@@ -80,3 +80,40 @@ def test_rewards_must_be_a_mapping_and_are_stored_as_floats():
     _, reward, *_ = env.step(env.trial["ground_truth"])
     assert type(reward) is float
     assert reward == 2.0
+
+
+class _Quantities(TrialEnv):
+    """A task with a drawn coherence (real options), a uniform level and a forced offset."""
+
+    def __init__(self) -> None:
+        super().__init__(dt=100)
+        self.timing = {"stimulus": 300}
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(1,), dtype=np.float32)
+        self.action_space = spaces.Discrete(2)
+
+    def _new_trials(self, b: BatchBuilder, **kwargs: object) -> dict[str, object]:
+        coh = b.choice("coh", [0.0, 6.4, 12.8])
+        level = b.uniform("level", 0.0, 1.0)
+        offset = b.forced("offset", number=True)
+        b.add_period("stimulus")
+        b.add_input((coh + level + (0.0 if offset is None else offset))[:, None], "stimulus")
+        return {}
+
+
+@pytest.mark.parametrize("name", ["coh", "level", "offset"])
+@pytest.mark.parametrize("bad", ["x", True, None, {"a": 1}, [True, False]])
+def test_a_forced_quantity_that_is_not_a_number_is_refused_by_name(name, bad):
+    env = _Quantities()
+    env.reset(seed=0)
+    message = rf"forced {name} must be a number \(or one per trial\): it is a quantity, got "
+    with pytest.raises(ValueError, match=message):
+        env.new_trials(2, **{name: bad})
+
+
+def test_a_forced_quantity_may_be_any_number_off_the_grid():
+    env = _Quantities()
+    env.reset(seed=0)
+    batch = env.new_trials(2, coh=[3, 51.2], level=2, offset=np.array([1, -1]))
+    np.testing.assert_array_equal(batch.trial["coh"], [3, 51.2])
+    np.testing.assert_array_equal(batch.trial["level"], [2, 2])
+    np.testing.assert_allclose(batch.ob[:, 0, 0], [6, 52.2], rtol=1e-6)  # (float32 inputs)

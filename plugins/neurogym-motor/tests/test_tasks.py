@@ -361,6 +361,9 @@ def test_ready_set_go_forced_measure_sets_the_period():
         env.new_trial(gain=0)
     with pytest.raises(ValueError, match=r"forced measure must be finite durations >= 0"):
         env.new_trial(measure=-5)
+    for name in ("gain", "measure"):  # not numbers: named too (numpy's float() error before)
+        with pytest.raises(ValueError, match=rf"forced {name} must be a number \(or one per"):
+            env.new_trial(**{name: "x"})
 
 
 # ---------------------------------------------------------------------------------- MotorTiming

@@ -428,3 +428,13 @@ def test_the_dm1_ideal_observer_is_noise_limited_at_the_lowest_coherence():
     lowest = gap == gap.min()
     assert 0.7 < correct[lowest].mean() < 0.95  # the weakest coherence is noise-limited
     assert correct[gap == gap.max()].mean() > 0.995
+
+
+@pytest.mark.parametrize("bad", ["x", None, True])
+def test_a_forced_coherence_that_is_not_a_number_is_refused_by_name(bad):
+    env = make("dm1")
+    env.reset(seed=0)
+    with pytest.raises(
+        ValueError, match=r"forced coh1_mod1 must be a number \(or one per trial\)"
+    ):
+        env.new_trial(coh1_mod1=bad)

@@ -154,7 +154,9 @@ class TrialVariables:
             return arr
         return arr[None] if self.n == 1 else np.broadcast_to(arr, (self.n, *arr.shape))
 
-    def forced(self, name: str, shape: tuple[int, ...] = ()) -> np.ndarray | None:
+    def forced(
+        self, name: str, shape: tuple[int, ...] = (), *, number: bool = False
+    ) -> np.ndarray | None:
         """The value forced for trial variable ``name``, as ``(B, *shape)``, or None.
 
         A forced value is a kwarg of ``new_trial``/``new_trials`` (or of ``neurogym.batch``):
@@ -165,12 +167,15 @@ class TrialVariables:
         Args:
             name: Trial-dict key, e.g. ``"pulse1"``.
             shape: Shape of one trial's value; ``()`` for a scalar.
+            number: Whether the variable is a quantity: the forced value must then hold
+                numbers (ints or floats; not bools, strings or None).
 
         Returns:
             The forced values, or None if ``name`` was not forced.
 
         Raises:
-            ValueError: If the forced value has neither shape ``shape`` nor ``(B, *shape)``.
+            ValueError: If the forced value has neither shape ``shape`` nor ``(B, *shape)``,
+                or, with ``number``, does not hold numbers; the message names ``name``.
         """
         if name not in self.kwargs:
             return None
@@ -185,6 +190,11 @@ class TrialVariables:
                 f"forced {name} must have shape {shape} (one value for every trial) or "
                 f"{(self.n, *shape)} (one per trial of this batch of {self.n}), got shape "
                 f"{value.shape}"
+            )
+        if number and out.dtype.kind not in "iuf":  # (bools, strings, None, objects)
+            raise ValueError(
+                f"forced {name} must be a number (or one per trial): it is a quantity, got "
+                f"{self.kwargs[name]!r}"
             )
         self.trial[name] = out
         return out
@@ -208,9 +218,10 @@ class TrialVariables:
         """
         values = options if type(options) is np.ndarray else np.asarray(options)
         if name in self.kwargs:  # one forced option for every trial, or one per trial
-            forced = self.forced(name, values.shape[1:])
+            quantity = values.dtype.kind == "f"  # else a category: one of the options
+            forced = self.forced(name, values.shape[1:], number=quantity)
             assert forced is not None
-            if values.dtype.kind != "f":
+            if not quantity:
                 among(forced, name, values)
             return forced
         if values.shape[0] == 0:
@@ -240,7 +251,7 @@ class TrialVariables:
 
     def uniform(self, name: str, low: float, high: float) -> np.ndarray:
         """Draws trial variable ``name`` uniformly on ``[low, high)`` (forced value wins)."""
-        forced = self.forced(name) if name in self.kwargs else None
+        forced = self.forced(name, number=True) if name in self.kwargs else None
         if forced is not None:
             return forced
         if self.n == 1:

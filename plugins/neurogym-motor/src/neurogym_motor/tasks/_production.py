@@ -72,7 +72,7 @@ def sampled_duration(b: BatchBuilder, name: str, period: str, dt: float) -> np.n
     Raises:
         ValueError: If a forced value is not finite or negative.
     """
-    forced = b.forced(name)
+    forced = b.forced(name, number=True)
     if forced is not None:
         values = np.asarray(forced, dtype=float)
         if not np.all(np.isfinite(values)) or np.any(values < 0):

@@ -116,7 +116,7 @@ class ReadySetGo(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         refuse_derived(kwargs, "production", "measure and gain")
         measure = sampled_duration(b, "measure", "measure", self.dt)
-        gain = b.forced("gain")
+        gain = b.forced("gain", number=True)
         if gain is None:
             gain = b.set_param("gain", self.gain)
         gain = np.asarray(gain, dtype=float)

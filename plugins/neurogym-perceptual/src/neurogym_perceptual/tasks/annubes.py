@@ -346,7 +346,13 @@ class AnnubesEnv(ngym.TrialEnv):
                 raise ValueError(f"stim_types: {len(items)} values for a batch of {b.n} trials")
             forced = [_as_stimulus(item, self.modalities) for item in items]
         if "catch" in b.kwargs:
-            flags = np.broadcast_to(np.asarray(b.kwargs["catch"]), (b.n,))
+            flags = np.asarray(b.kwargs["catch"])
+            if flags.shape not in ((), (b.n,)):
+                raise ValueError(
+                    f"forced catch must be one bool or one per trial ({b.n}), got shape "
+                    f"{flags.shape}"
+                )
+            flags = np.broadcast_to(flags, (b.n,))
             catch = validate.among(flags, "catch", np.array([False, True])).astype(bool)
             for i in np.flatnonzero(catch):
                 if forced[i]:
@@ -426,7 +432,10 @@ class AnnubesEnv(ngym.TrialEnv):
         stimuli: list[Stimulus],
         values: np.ndarray,
     ) -> None:
-        rows = [forced] * len(stimuli) if isinstance(forced, Mapping) else list(forced)
+        if isinstance(forced, Mapping):
+            rows = [forced] * len(stimuli)
+        else:  # a list of dicts; anything else (a number, None) is refused below
+            rows = list(forced) if isinstance(forced, (list, tuple, np.ndarray)) else []
         if len(rows) != len(stimuli) or not all(isinstance(r, Mapping) for r in rows):
             raise ValueError(
                 f"stim_values must be a dict of modality to intensity or {len(stimuli)} such "

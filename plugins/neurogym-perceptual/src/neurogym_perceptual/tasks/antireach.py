@@ -100,7 +100,12 @@ class AntiReach(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
-        anti = b.set_param("anti", kwargs.get("anti", self.anti)).astype(bool)
+        forced = b.forced("anti")  # (a wrong shape is refused naming anti)
+        if forced is not None and not (
+            forced.dtype.kind in "biu" and np.all((forced == 0) | (forced == 1))
+        ):
+            raise ValueError(f"forced anti must be True or False (or 0/1), got {kwargs['anti']!r}")
+        anti = b.set_param("anti", self.anti if forced is None else forced).astype(bool)
         # The stimulus depends only on (anti, ground_truth): gather its rows from a small table
         # (row a * n + g is the pro (a=0) or anti (a=1) stimulus for response g).
         theta, n = self.theta, len(self.theta)

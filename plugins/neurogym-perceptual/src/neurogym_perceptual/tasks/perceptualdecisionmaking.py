@@ -260,7 +260,10 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
         coh = b.choice("coh", self.cohs)
-        sigma = b.set_param("sigma", kwargs.get("sigma", self.sigma)).astype(float)
+        forced = b.forced("sigma", number=True)
+        if forced is not None and np.any(forced < 0):
+            raise ValueError(f"forced sigma must be >= 0 (the noise std), got {kwargs['sigma']!r}")
+        sigma = b.set_param("sigma", self.sigma if forced is None else forced).astype(float)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         cue = np.array([1.0, 0.0, 0.0])
         b.set_input(cue, "fixation")
