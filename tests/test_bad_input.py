@@ -253,6 +253,22 @@ def test_no_task_takes_an_out_of_domain_forced_value_silently(task):
             env.new_trial(**{name: bad})
 
 
+@pytest.mark.parametrize("task", TASK_IDS)
+def test_no_task_takes_a_forced_non_number_or_wrong_shape_without_naming_it(task):
+    # a scalar number variable forced to a string, None or a dict, or to three values for a
+    # batch of two, is refused with a message naming the variable (not numpy's or Python's
+    # "could not convert" / "unsupported operand"), for single trials and batches
+    wrapped = neurogym.make(task)
+    wrapped.reset(seed=0)
+    env = wrapped.unwrapped
+    names = {name for name, _ in _scalar_trial_variables(dict(env.trial))}
+    for name in sorted(names):
+        for bad in ("x", None, {"a": 1}, [1.0, 2.0, 3.0]):
+            for n in (1, 2):
+                with pytest.raises(ValueError, match=re.escape(name)):
+                    env.new_trials(n, **{name: bad}) if n > 1 else env.new_trial(**{name: bad})
+
+
 def test_a_coherence_outside_the_list_can_still_be_forced():
     data = neurogym.batch("PerceptualDecisionMaking", 4, seed=0, coh=3.2)
     assert data.trial["coh"].tolist() == [3.2] * 4
