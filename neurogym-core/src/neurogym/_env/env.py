@@ -237,17 +237,19 @@ class TrialEnv(AuthoringMixin, RuleStepping, RewardsAndTiming, gym.Env[np.ndarra
         Returns:
             The trial dict.
         """
-        current = self._current
-        # The last trial, if an upstream-style _new_trial made it without a verb and nothing
-        # edited or holds it (references: the slot, `current`, getrefcount's argument), is in
-        # the state of a new one: it becomes the next trial (a bandit's boundary is every step)
-        if (
-            current.renewable
+        if not kwargs and self._batch_native and not self.cross_trial_state:
+            current = type(self)._trial_from_pool(self)
+        elif (
+            (current := self._current).renewable
             and not kwargs
             and getrefcount(current) == 3
             and current.dt == self.dt
             and self.rule is None
         ):
+            # The last trial, made by an upstream-style _new_trial without a verb and not
+            # edited since, nothing else holding it (references: the slot, `current`,
+            # getrefcount's argument), is in the state of a new one: it becomes the next
+            # trial (a bandit's trial boundary is every step)
             try:
                 trial = type(self)._new_trial(self)
             except BaseException:  # the last trial as it was (a verb may have edited it)
@@ -259,8 +261,6 @@ class TrialEnv(AuthoringMixin, RuleStepping, RewardsAndTiming, gym.Env[np.ndarra
                 current = type(self)._with_arrays(self, current)
             else:
                 current.trial = trial
-        elif not kwargs and self._batch_native and not self.cross_trial_state:
-            current = type(self)._trial_from_pool(self)
         else:  # a refused forced value raises here, leaving the current trial as it was
             current = type(self)._built_trial(self, kwargs)
         self._current = current
