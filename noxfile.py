@@ -2,7 +2,10 @@
 
 Packages are discovered, never listed: ``neurogym-core`` plus every ``plugins/*/pyproject.toml``.
 Adding a plugin therefore touches no file here. Every session uses the interpreter nox runs on
-and installs with pip into a virtualenv (torch's CPU wheel comes from pip; uv would fetch CUDA).
+and installs with pip into a virtualenv (torch's CPU wheel comes from pip; uv would fetch CUDA),
+always through :func:`install`, which adds ``--constraint constraints.txt``: the published
+metadata declares ranges (torch>=2.3,<3), and the constraints file pins the exact builds dev and
+CI use (torch==2.13.0, the CPU wheel).
 """
 
 from __future__ import annotations
@@ -30,6 +33,13 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 
 # `nox -t test` (what `python3 run.py test` runs) selects every session with this tag.
 TEST_TAG = "test"
+# The exact versions of dev and CI (torch==2.13.0): every pip install here goes through it.
+CONSTRAINTS = ROOT / "constraints.txt"
+
+
+def install(session: nox.Session, *args: str) -> None:
+    """Install ``args`` with pip, constrained by constraints.txt: how every session installs."""
+    session.install("--constraint", str(CONSTRAINTS), *args)
 
 
 def packages() -> list[str]:
@@ -53,7 +63,7 @@ def package_test_deps(package: str) -> list[str]:
 def install_editable(session: nox.Session, *dirs: str) -> None:
     """Install core and ``dirs`` editable in one pip call, so plugins resolve the local core."""
     unique = dict.fromkeys((CORE, *dirs))
-    session.install(*(arg for d in unique for arg in ("-e", d)))
+    install(session, *(arg for d in unique for arg in ("-e", d)))
 
 
 def skip_without_tests(session: nox.Session, tests_dir: str) -> None:
@@ -68,7 +78,7 @@ def skip_without_tests(session: nox.Session, tests_dir: str) -> None:
 def tests(session: nox.Session, package: str) -> None:
     """Run one package's own tests in a venv holding only core, that package and test deps."""
     skip_without_tests(session, f"{package}/tests")
-    session.install(*package_test_deps(package))
+    install(session, *package_test_deps(package))
     install_editable(session, package)
     session.run("pytest", f"{package}/tests", *session.posargs)
 
@@ -83,7 +93,7 @@ def integration(session: nox.Session) -> None:
     skip_without_tests(session, "tests")
     # The integration group adds cookiecutter and ruff: tests/test_template.py bakes the
     # template, installs what it bakes into a fresh venv, runs its tests and lints it.
-    session.install(*nox.project.dependency_groups(PYPROJECT, "integration"))
+    install(session, *nox.project.dependency_groups(PYPROJECT, "integration"))
     install_editable(session, *packages())
     # Two workers (pytest-xdist), one test module each at a time: modules build venvs and
     # wheelhouses in module fixtures, which must not be built twice. ``-- -n 0`` runs serially.
@@ -114,7 +124,7 @@ def build(session: nox.Session) -> None:
     installs alone with core, a NeuroGym 2.3.1 venv upgrades to ``neurogym[train,plot]``, and
     the archives hold their changelog, license, types and nothing stray.
     """
-    session.install(*nox.project.dependency_groups(PYPROJECT, "build", "test"))
+    install(session, *nox.project.dependency_groups(PYPROJECT, "build", "test"))
     wheelhouse = Path(session.create_tmp()) / "dist"
     shutil.rmtree(wheelhouse, ignore_errors=True)
     wheels = {}
@@ -129,10 +139,10 @@ def build(session: nox.Session) -> None:
         config = str(ROOT / directory / "pyproject.toml")
         session.run("check-wheel-contents", "--config", config, wheel)
     # tests/packaging imports core's first-party table: from core's wheel, not the checkout.
-    session.install(wheels[CORE])
+    install(session, wheels[CORE])
     # The first-party copies (core's task table, the template's reserved names, the families'
     # README tables) must match what the built families declare: a stale copy fails the build.
-    session.install(*(wheels[d] for d in packages() if d.startswith("plugins/")))
+    install(session, *(wheels[d] for d in packages() if d.startswith("plugins/")))
     session.run("python", "tools/first_party.py")
     session.run(
         "pytest", "-n", "2", PACKAGING_TESTS, f"--wheelhouse={wheelhouse}", *session.posargs
@@ -143,7 +153,7 @@ def build(session: nox.Session) -> None:
 @nox.session(tags=[TEST_TAG])
 def lint(session: nox.Session) -> None:
     """Check the whole repo with ruff: lint rules, then formatting (no changes are written)."""
-    session.install(*nox.project.dependency_groups(PYPROJECT, "lint"))
+    install(session, *nox.project.dependency_groups(PYPROJECT, "lint"))
     paths = session.posargs or ["."]
     session.run("ruff", "check", *paths)
     session.run("ruff", "format", "--check", *paths)
@@ -156,7 +166,7 @@ def typecheck(session: nox.Session) -> None:
     Each package's ``src`` is a separate mypy base (``MYPYPATH``), so modules get their import
     names. Paths given after ``--`` replace the default set (which includes the baked template).
     """
-    session.install(*nox.project.dependency_groups(PYPROJECT, "typecheck"), "cookiecutter>=2.5")
+    install(session, *nox.project.dependency_groups(PYPROJECT, "typecheck"), "cookiecutter>=2.5")
     install_editable(session, *packages())
     sources = [f"{package}/src" for package in packages()]
     if not session.posargs:
@@ -197,13 +207,13 @@ def template(session: nox.Session) -> None:
     Not part of the test command: tests/test_template.py, in the integration session, does the
     same for several answer sets. This session is for trying answers by hand.
     """
-    session.install(*nox.project.dependency_groups(PYPROJECT, "integration"))
+    install(session, *nox.project.dependency_groups(PYPROJECT, "integration"))
     install_editable(session)
     # Without answers, the baked task's documentation would stay TODO, which its own tests
     # refuse on purpose (a lab cannot publish placeholder metadata): name the example's paper.
     answers = session.posargs or EXAMPLE_TASK_ANSWERS
     project = bake_template(session, *answers)
-    session.install("-e", str(project))
+    install(session, "-e", str(project))
     # Named one by one: ruff skips files found by walking a directory under .nox/.
     files = sorted(path.relative_to(project).as_posix() for path in project.rglob("*.py"))
     with session.chdir(project):
@@ -225,9 +235,9 @@ def build_docs(session: nox.Session) -> None:
     docs group instead of being installed into an isolated env once per package. Nothing is
     byte-compiled at install (``--no-compile``): the build imports a fraction of it.
     """
-    session.install("--no-compile", *nox.project.dependency_groups(PYPROJECT, "docs"))
+    install(session, "--no-compile", *nox.project.dependency_groups(PYPROJECT, "docs"))
     editable = (arg for p in packages() for arg in ("-e", p))
-    session.install("--no-compile", "--no-build-isolation", *editable)
+    install(session, "--no-compile", "--no-build-isolation", *editable)
     session.run("mkdocs", "build", "--strict", "--site-dir", str(SITE), env=DOCS_ENV)
     session.run("python", "docs/_gen/check_site.py", str(SITE))
 
@@ -269,7 +279,7 @@ def demo(session: nox.Session) -> None:
 
 def install_trainer(session: nox.Session) -> None:
     """Core, the apps with torch (its CPU wheel) and matplotlib, and every plugin."""
-    session.install(*nox.project.dependency_groups(PYPROJECT, "train"), "matplotlib>=3.8")
+    install(session, *nox.project.dependency_groups(PYPROJECT, "train"), "matplotlib>=3.8")
     install_editable(session, *packages())
 
 
@@ -291,7 +301,7 @@ def mainjob(session: nox.Session) -> None:
     Slow (about 3.5 minutes), so not part of the test command.
     """
     install_trainer(session)
-    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    install(session, *nox.project.dependency_groups(PYPROJECT, "test"))
     session.run("pytest", "tests/test_train.py", "--run-main-job", "-k", "main_job")
 
 
@@ -306,9 +316,9 @@ def learn(session: nox.Session) -> None:
     [ADDRESS]`` trains the tasks as Ray tasks, on a local instance or a cluster).
     """
     install_trainer(session)
-    session.install(*nox.project.dependency_groups(PYPROJECT, "rl"))
+    install(session, *nox.project.dependency_groups(PYPROJECT, "rl"))
     if "--ray" in session.posargs:
-        session.install("ray>=2.40")
+        install(session, "ray>=2.40")
     jobs = [] if "--jobs" in session.posargs or "--ray" in session.posargs else ["--jobs", "2"]
     session.run(
         "python", "-m", "neurogym_apps.train.learnability", "--out", "docs/learnability.md",
@@ -334,8 +344,8 @@ def rl(session: nox.Session) -> None:
     Not part of the test command (tests/test_rl.py runs the same page with tiny budgets).
     """
     install_trainer(session)
-    session.install(*nox.project.dependency_groups(PYPROJECT, "rl"))
-    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    install(session, *nox.project.dependency_groups(PYPROJECT, "rl"))
+    install(session, *nox.project.dependency_groups(PYPROJECT, "test"))
     session.run("pytest", "tests/test_rl.py", "--run-rl", "-k", "full_budget", *session.posargs)
 
 
@@ -349,7 +359,7 @@ def scale(session: nox.Session) -> None:
     """
     groups = ("scale", "test")
     deps = [dep for group in groups for dep in nox.project.dependency_groups(PYPROJECT, group)]
-    session.install(*deps, *(arg for package in packages() for arg in ("-e", package)))
+    install(session, *deps, *(arg for package in packages() for arg in ("-e", package)))
     session.run(
         "python", "-c", "import gymnasium, ray; print(gymnasium.__version__, ray.__version__)"
     )
@@ -357,8 +367,8 @@ def scale(session: nox.Session) -> None:
 
 
 # Upstream NeuroGym as the benchmark's baseline. Its `import neurogym` needs torch, which it
-# does not declare; torch is pinned to the CPU wheel (an unpinned torch pulls CUDA wheels).
-UPSTREAM_BASELINE = ("neurogym==2.3.1", "torch==2.13.0")
+# does not declare; constraints.txt pins it to the CPU wheel (an unpinned torch pulls CUDA).
+UPSTREAM_BASELINE = ("neurogym==2.3.1", "torch")
 
 
 def upstream_python(session: nox.Session) -> Path:
@@ -367,7 +377,8 @@ def upstream_python(session: nox.Session) -> Path:
     python = upstream / "bin" / "python"
     if not python.exists():
         session.run("python", "-m", "venv", str(upstream))
-    session.run(str(python), "-m", "pip", "install", "-q", *UPSTREAM_BASELINE, external=True)
+    pip = [str(python), "-m", "pip", "install", "-q", "--constraint", str(CONSTRAINTS)]
+    session.run(*pip, *UPSTREAM_BASELINE, external=True)
     return python
 
 
@@ -387,7 +398,7 @@ def fidelity(session: nox.Session) -> None:
         session.run(str(python), "tests/fidelity/collect.py", *args, external=True)
     references = [f"tests/fidelity/upstream-2.3.1-seed{seed}.json.gz" for seed in (1, 2)]
     session.run("python", "tests/fidelity/compare.py", *references)
-    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    install(session, *nox.project.dependency_groups(PYPROJECT, "test"))
     install_editable(session, *packages())
     session.run("pytest", "tests/test_fidelity.py", "-s", *session.posargs)
 
@@ -411,6 +422,6 @@ def bench(session: nox.Session) -> None:
     """
     install_editable(session, *packages())
     # bench/rl.py: the stable-baselines3 adapter vs DummyVecEnv (torch pinned, as upstream's)
-    session.install(*nox.project.dependency_groups(PYPROJECT, "rl"))
+    install(session, *nox.project.dependency_groups(PYPROJECT, "rl"))
     python = upstream_python(session)
     session.run("python", "bench/compare.py", "--upstream", str(python), *session.posargs)

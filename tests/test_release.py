@@ -135,6 +135,29 @@ def test_version_attributes_read_the_installed_metadata(module, distribution):
     assert imported.__version__ == VERSIONS[distribution]
 
 
+def test_every_first_party_distribution_carries_one_version():
+    """The version story (README, CHANGELOGs): core, the apps, the families and ``neurogym``
+    are released together under one number, so ``neurogym.__version__`` is what ``pip show
+    neurogym`` says."""
+    assert set(VERSIONS.values()) == {"3.0.0"}
+
+
+def test_neurogym_version_is_core_metadata_and_the_meta_version():
+    import neurogym
+
+    assert neurogym.__version__ == importlib.metadata.version("neurogym-core")
+    assert neurogym.__version__ == VERSIONS["neurogym"]  # the `neurogym` distribution's version
+
+
+def test_every_first_party_range_admits_this_major_only():
+    """Ranges between first-party distributions are ``>=X.0,<X+1`` of the one version."""
+    major = Version(VERSIONS["neurogym-core"]).major
+    for where, text in _all_requirements():
+        requirement = Requirement(text)
+        if canonicalize_name(requirement.name) in VERSIONS and requirement.specifier:
+            assert str(requirement.specifier) == f"<{major + 1},>={major}.0", (where, text)
+
+
 def test_no_source_file_writes_a_version_literal():
     assignment = re.compile(r"^\s*__version__\s*(:[^=]*)?=", re.MULTILINE)
     sources = [path for directory in DIRS for path in (directory / "src").rglob("*.py")]

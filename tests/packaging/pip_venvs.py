@@ -14,6 +14,9 @@ DIRS = sorted(
     p.parent for p in [*ROOT.glob("*/pyproject.toml"), *ROOT.glob("plugins/*/pyproject.toml")]
 )
 TIMEOUT = 900  # seconds for one pip command (cold caches)
+# The exact builds of dev and CI (torch==2.13.0, the CPU wheel): every ``pip install`` of these
+# tests passes it, since the published ranges (torch>=2.3,<3) would let pip pull a CUDA build.
+CONSTRAINTS = ROOT / "constraints.txt"
 
 
 def project(directory: Path) -> dict[str, Any]:

@@ -23,19 +23,30 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from pip_venvs import DIRS, ROOT, TIMEOUT, archive_stem, clean_env, make_venv, project, run
+from packaging.requirements import Requirement
+from pip_venvs import (
+    CONSTRAINTS,
+    DIRS,
+    ROOT,
+    TIMEOUT,
+    archive_stem,
+    clean_env,
+    make_venv,
+    project,
+    run,
+)
 
 from neurogym._registry.firstparty import FIRST_PARTY
 
 # No byte-compiling at install: torch alone has thousands of modules, and the probes import
-# only a few of them.
-QUIET_PIP = ("--disable-pip-version-check", "--no-compile")
+# only a few of them. constraints.txt: torch is the CPU build dev and CI pin, never a CUDA one.
+QUIET_PIP = ("--disable-pip-version-check", "--no-compile", "--constraint", str(CONSTRAINTS))
 PLUGINS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
 ROWS = {row.distribution: row for row in FIRST_PARTY}
 
 # No byte-compiling at install: torch alone has thousands of modules, and the probes import
-# only a few of them.
-QUIET_PIP = ("--disable-pip-version-check", "--no-compile")
+# only a few of them. constraints.txt: torch is the CPU build dev and CI pin, never a CUDA one.
+QUIET_PIP = ("--disable-pip-version-check", "--no-compile", "--constraint", str(CONSTRAINTS))
 PLUGINS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
 ROWS = {row.distribution: row for row in FIRST_PARTY}
 CORE, META = ROOT / "neurogym-core", ROOT / "neurogym-meta"
@@ -172,6 +183,28 @@ def test_the_neurogym_wheel_pins_core_and_carries_its_shared_files_byte_for_byte
         ]  # fmt: skip
         for name in shared:
             assert archive.read(name) == (CORE / "src" / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("directory", DIRS, ids=lambda path: path.name)
+def test_no_wheel_pins_exactly_but_the_neurogym_wheel_its_core(directory, wheelhouse):
+    """Installing never replaces what a lab has: Requires-Dist holds ranges (torch>=2.3,<3)."""
+    requires = re.findall(r"^Requires-Dist: (.*)$", _metadata(_wheel(wheelhouse, directory)), re.M)
+    exact = [
+        r for r in requires
+        if {spec.operator for spec in Requirement(r).specifier} & {"==", "==="}
+    ]  # fmt: skip
+    core = project(CORE)["version"]
+    allowed = (
+        {f"neurogym-core=={core}", f"neurogym-core[template]=={core}; extra == 'template'"}
+        if directory == META
+        else set()
+    )
+    assert set(exact) == allowed, requires
+    assert sorted(r for r in requires if r.startswith("torch")) == (
+        [f"torch<3,>=2.3; extra == '{e}'" for e in ("ray", "rl", "torch")]
+        if directory.name == "neurogym-apps"
+        else []
+    )
 
 
 def _source_files(directory: Path) -> set[str]:
