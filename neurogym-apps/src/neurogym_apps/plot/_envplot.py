@@ -49,13 +49,17 @@ def _boundaries(axes: list[Axes], run: Run) -> None:
             ax.axvline(end + 0.5, color="0.55", linewidth=0.9, linestyle=":")
 
 
-def _observations(ax: Axes, run: Run, space: gym.Space[Any], style: str) -> None:
+def _observations(
+    ax: Axes, run: Run, space: gym.Space[Any], style: str, labels: list[str] | None = None
+) -> None:
+    """Observation traces or heatmap; ``labels`` (one per dim) replace the space's names."""
     obs = run.obs.reshape(len(run.obs), -1)
-    labels = (
-        _dim_labels(space, obs.shape[1])
-        if obs.shape[1] == int(np.prod(space.shape or (1,)))
-        else [str(i) for i in range(obs.shape[1])]
-    )
+    if labels is None:
+        labels = (
+            _dim_labels(space, obs.shape[1])
+            if obs.shape[1] == int(np.prod(space.shape or (1,)))
+            else [str(i) for i in range(obs.shape[1])]
+        )
     if style == "traces" or (style == "auto" and obs.shape[1] <= _TRACES_UP_TO):
         for i in range(obs.shape[1]):
             ax.plot(obs[:, i], label=labels[i], linewidth=1.3)
@@ -117,12 +121,16 @@ def _actions(ax: Axes, run: Run, space: gym.Space[Any]) -> None:
     ax.set_ylabel("action")
 
 
-def _outcomes(reward_ax: Axes, perf_ax: Axes, run: Run) -> None:
-    steps = np.arange(len(run.rewards))
-    reward_ax.bar(steps, run.rewards, width=0.8, color="C2")
-    reward_ax.axhline(0, color="0.3", linewidth=0.6)
-    reward_ax.set_ylabel("reward")
-    _integer_ticks(reward_ax, np.append(run.rewards, 0.0))
+def _outcomes(reward_ax: Axes | None, perf_ax: Axes | None, run: Run) -> None:
+    """Rewards per step and performance at trial ends; a panel given as None is left out."""
+    if reward_ax is not None:
+        steps = np.arange(len(run.rewards))
+        reward_ax.bar(steps, run.rewards, width=0.8, color="C2")
+        reward_ax.axhline(0, color="0.3", linewidth=0.6)
+        reward_ax.set_ylabel("reward")
+        _integer_ticks(reward_ax, np.append(run.rewards, 0.0))
+    if perf_ax is None:
+        return
     if len(run.trial_ends):
         perf_ax.plot(run.trial_ends, run.performance, "o", color="C4", markersize=6)
     perf_ax.set_ylim(-0.1, 1.1)

@@ -34,6 +34,7 @@ class Run:
         policy: What acted (:func:`policy_kind`): ``"given"`` (the caller's policy),
             ``"ground truth"`` (the default, for a task with a ground truth) or ``"random"``
             (the default, for a task without one).
+        final_ob: The observation returned by the last step (not seen by the policy).
     """
 
     obs: np.ndarray
@@ -45,6 +46,7 @@ class Run:
     trials: list[dict[str, Any]]
     dt: float
     policy: str = "given"
+    final_ob: np.ndarray | None = None
 
 
 def resolve_env(env_or_id: str | gym.Env[Any, Any], **kwargs: Any) -> gym.Env[Any, Any]:
@@ -120,7 +122,9 @@ def describe_policy(env: gym.Env[Any, Any], policy: Policy | None = None) -> str
     return f"random actions ({type(env.unwrapped).__name__} has no ground truth)"
 
 
-def _default_policy(env: gym.Env[Any, Any], seed: int) -> Callable[[Any, Any], tuple[Any, Any]]:
+def _default_policy(
+    env: gym.Env[Any, Any], seed: int | None
+) -> Callable[[Any, Any], tuple[Any, Any]]:
     """The ground-truth action where the task has one (``gt_now``), else a seeded random one.
 
     ``gt_now`` is read from the task serving the current trial (a task set's active task).
@@ -145,7 +149,7 @@ def run_env(
     num_steps: int | None = None,
     policy: Policy | None = None,
     *,
-    seed: int = 0,
+    seed: int | None = 0,
     **kwargs: Any,
 ) -> Run:
     """Reset ``env`` with ``seed`` and step it with ``policy``, recording every step.
@@ -158,7 +162,8 @@ def run_env(
             state is None at the start of every trial) or a stable-baselines3 style model
             (its ``predict`` is called deterministically, recurrent state carried); default:
             the ground-truth action where the task has one, else random actions.
-        seed: Seed of ``env.reset`` (and of the random default policy).
+        seed: Seed of ``env.reset`` (and of the random default policy); None resets without
+            a seed, continuing the env's own random stream.
         **kwargs: Constructor arguments when ``env_or_id`` is an id.
 
     Returns:
@@ -215,4 +220,5 @@ def run_env(
         trials=trials,
         dt=float(getattr(env.unwrapped, "dt", 1.0)),
         policy=policy_kind(env, policy),
+        final_ob=np.asarray(ob),
     )
