@@ -16,13 +16,19 @@ MAX_LINES = 600
 # layer or lower ones (the package's lazy attributes go through importlib, not an import).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("neurogym.errors", "neurogym.validate", "neurogym.spaces", "neurogym.timing",
-                    "neurogym.rules")),
+                    "neurogym.rules", "neurogym._deprecation")),
     ("trial generation", ("neurogym._trials",)),
     ("single env", ("neurogym._env",)),
     ("registry and plugins", ("neurogym._registry", "neurogym._gym", "neurogym.hookspecs")),
     ("data and vector envs", ("neurogym._data", "neurogym.data", "neurogym.vector")),
     ("wrappers", ("neurogym.wrappers",)),
     ("public API", ("neurogym",)),
+    # NeuroGym 2.3.1's module paths: shells over everything below (reached lazily from above).
+    ("2.3.1 compatibility", ("neurogym._legacy", "neurogym.core", "neurogym.envs",
+                             "neurogym.utils", "neurogym.config", "neurogym.wrappers.block",
+                             "neurogym.wrappers.noise", "neurogym.wrappers.pass_action",
+                             "neurogym.wrappers.pass_reward", "neurogym.wrappers.reaction_time",
+                             "neurogym.wrappers.side_bias", "neurogym.wrappers.components")),
     ("conformance kit", ("neurogym.testing",)),
     ("applications", ("neurogym.cli", "neurogym.demo", "neurogym.__main__")),
 ]  # fmt: skip

@@ -120,7 +120,11 @@ def __getattr__(name: str) -> Any:
 
         module = importlib.import_module(_LAZY[name])
         return module if module.__name__ == f"neurogym.{name}" else getattr(module, name)
-    raise AttributeError(f"module 'neurogym' has no attribute {name!r}")
+    # NeuroGym 2.3.1's names (neurogym.utils, all_envs, ...): warned, on first use only.
+    import importlib
+
+    legacy = importlib.import_module("neurogym._legacy")
+    return legacy.legacy_module(__name__, depth=1)[0](name)
 
 
 def _register() -> None:

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
+from neurogym._deprecation import RemovedAttributeHints  # 2.3.1's seed(): say what now
 from neurogym._env.actions import checked_action, discrete_bounds, small_box_shape
 from neurogym._env.authoring import AuthoringMixin
 from neurogym._env.current import OBNOW, CurrentTrial, LazyTrial
@@ -51,7 +52,9 @@ class EmptyPeriodWarning(UserWarning):
     """A period with a positive timing spec lasts less than one step at this ``dt``."""
 
 
-class TrialEnv(AuthoringMixin, RuleStepping, RewardsAndTiming, gym.Env[np.ndarray, Any]):
+class TrialEnv(
+    AuthoringMixin, RuleStepping, RewardsAndTiming, RemovedAttributeHints, gym.Env[np.ndarray, Any]
+):
     """Base class of trial-based tasks.
 
     Subclasses set, in ``__init__``: ``observation_space`` and ``action_space`` (ideally

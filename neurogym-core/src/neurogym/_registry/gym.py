@@ -17,6 +17,7 @@ import gymnasium
 from gymnasium.envs.registration import register
 from gymnasium.envs.registration import registry as gymnasium_registry
 
+from neurogym._deprecation import deprecated
 from neurogym._registry.api import get_registry
 from neurogym._registry.firstparty import FIRST_PARTY, FIRST_PARTY_NAMESPACE
 from neurogym.errors import NeurogymPluginWarning
@@ -24,11 +25,18 @@ from neurogym.errors import NeurogymPluginWarning
 if TYPE_CHECKING:
     from neurogym._registry.registry import Registry
 
-__all__ = ["GYMNASIUM_ENTRY_POINT", "make_from_registry", "register_with_gymnasium"]
+__all__ = [
+    "GYMNASIUM_ENTRY_POINT",
+    "make_from_registry",
+    "make_legacy_id",
+    "register_with_gymnasium",
+]
 
 GYMNASIUM_ENTRY_POINT = "neurogym._gym:make_from_registry"  # frozen (architecture §10)
 # gymnasium.make_vec(id, num_envs=N): native TrialVectorEnv or a SyncVectorEnv loop (vector.py).
 VECTOR_ENTRY_POINT = "neurogym.vector:make_vector_env"
+# 2.3.1's un-namespaced ids ("GoNogo-v0"): a warned alias of the namespaced id.
+LEGACY_ENTRY_POINT = "neurogym._registry.gym:make_legacy_id"
 
 
 def _is_ours(task_id: str) -> bool:
@@ -78,6 +86,26 @@ def register_with_gymnasium(registry: Registry | None = None) -> None:
             kwargs={"task_id": task_id},
             order_enforce=True,
         )
+    _register_legacy_ids(set(task_ids))
+
+
+def _register_legacy_ids(task_ids: set[str]) -> None:
+    """Registers NeuroGym 2.3.1's un-namespaced ids (``"GoNogo-v0"``) as warned aliases.
+
+    2.3.1 code calls ``gymnasium.make("GoNogo-v0")`` after ``import neurogym``; the alias
+    builds ``neurogym/GoNogo-v0`` with a DeprecationWarning naming it. An id gymnasium already
+    has is left alone (2.3.1's ``register`` skipped existing ids too).
+    """
+    from neurogym._registry.upstream import registered_ids
+
+    for legacy_id, task_id in registered_ids().items():
+        if task_id in task_ids and legacy_id not in gymnasium_registry:
+            register(
+                id=legacy_id,
+                entry_point=LEGACY_ENTRY_POINT,
+                kwargs={"task_id": task_id, "legacy_id": legacy_id},
+                order_enforce=True,
+            )
 
 
 def make_from_registry(
@@ -98,3 +126,9 @@ def make_from_registry(
     if "render_mode" in kwargs and kwargs["render_mode"] is None:
         del kwargs["render_mode"]
     return get_registry().make(task_id, **kwargs)
+
+
+def make_legacy_id(task_id: str, legacy_id: str, **kwargs: Any) -> gymnasium.Env[Any, Any]:
+    """Gymnasium's entry point of 2.3.1's un-namespaced ids: warns, then builds ``task_id``."""
+    deprecated(f"the id {legacy_id!r}", f"{task_id!r}", stacklevel=4)
+    return make_from_registry(task_id, **kwargs)

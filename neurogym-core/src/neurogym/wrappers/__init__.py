@@ -27,6 +27,8 @@ Schedules: :class:`RandomSchedule`, :class:`SequentialSchedule`, :class:`RandomB
 
 from __future__ import annotations
 
+from typing import Any
+
 from neurogym._env.chain import iter_chain
 from neurogym._trials.variables import RecordOnly
 from neurogym.wrappers._base import TrialWrapper
@@ -69,3 +71,11 @@ __all__ = [
     "iter_chain",
     "trunc_exp",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """NeuroGym 2.3.1's ``ALL_WRAPPERS``, ``all_wrappers`` and module paths, warned."""
+    import importlib
+
+    legacy = importlib.import_module("neurogym._legacy")
+    return legacy.legacy_module(__name__, depth=1)[0](name)

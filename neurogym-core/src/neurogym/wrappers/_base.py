@@ -17,6 +17,7 @@ from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 
+from neurogym._deprecation import WrapperHints
 from neurogym._env.chain import iter_chain, stepping_task, tasks_below
 from neurogym._env.env import TrialEnv
 from neurogym._env.overrides import Overrides
@@ -103,7 +104,7 @@ def observation_now(env: gym.Env[Any, Any]) -> Any:
     return source.current_observation()
 
 
-class TrialWrapper(gym.Wrapper[Any, Any, Any, Any]):
+class TrialWrapper(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
     """Base class of wrappers that change how trials are generated.
 
     Override :meth:`new_trial` to change the kwargs of the next trial, pick the env that

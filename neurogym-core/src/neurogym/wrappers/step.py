@@ -14,6 +14,7 @@ import gymnasium as gym
 import numpy as np
 
 from neurogym import spaces
+from neurogym._deprecation import WrapperHints
 from neurogym._env.env import TrialEnv
 from neurogym.wrappers._base import require_trial_env, switcher_in
 
@@ -65,7 +66,7 @@ def _action_size(space: gym.Space[Any], who: str) -> int:
     raise TypeError(f"{who} needs a Discrete or Box action space, got {space}")
 
 
-class PassAction(gym.Wrapper[Any, Any, Any, Any]):
+class PassAction(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
     """Appends the action just taken to the observation (dim named ``action``).
 
     A Discrete action adds one dim holding the action value; a Box action adds one dim per
@@ -105,7 +106,7 @@ class PassAction(gym.Wrapper[Any, Any, Any, Any]):
         return self._extend(ob, 0), info
 
 
-class PassReward(gym.Wrapper[Any, Any, Any, Any]):
+class PassReward(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
     """Appends the reward just received to the observation (dim named ``reward``).
 
     The observation returned by ``reset`` has 0 there (no reward yet).
@@ -149,7 +150,7 @@ def _unbounded(space: gym.Space[Any]) -> spaces.Box:
     return spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype, name=names)
 
 
-class Noise(gym.Wrapper[Any, Any, Any, Any]):
+class Noise(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
     """Adds Gaussian noise to every observation (including the one ``reset`` returns).
 
     Noise is drawn from the task's generator (``env.unwrapped.rng``), so ``reset(seed=s)``
@@ -242,7 +243,7 @@ class Noise(gym.Wrapper[Any, Any, Any, Any]):
         return self._noisy(ob), info
 
 
-class ReactionTime(gym.Wrapper[Any, Any, Any, Any]):
+class ReactionTime(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
     """Lets the agent respond at any time after stimulus onset (reaction-time version).
 
     At the first step of each trial it moves the start of the ``decision`` period to one step
