@@ -2,20 +2,27 @@
 
 Nothing happens at construction: no directory is created and the env is not reset. Files are
 written only when ``save_dir`` is given (or :meth:`Monitor.save` is called). Plotting is not
-part of this module, so importing it needs neither matplotlib nor torch.
+part of this module, so importing it needs neither matplotlib nor torch. NeuroGym 2.3.1's
+arguments (``config``, ``plot_create``, ``plot_steps``, ``ext``) are handled, with a warning, by
+:mod:`neurogym._legacy.monitor`.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, SupportsFloat
+from typing import TYPE_CHECKING, Any, Literal, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 
 from neurogym import validate
+from neurogym._deprecation import WrapperHints, deprecated
+
+if TYPE_CHECKING:
+    from neurogym._legacy.monitor import PlotRecorder
 
 __all__ = ["Monitor"]
 
@@ -25,6 +32,11 @@ Step = tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]
 _TRIGGERS = ("trial", "step")
 # numpy's stub types **kwds of savez loosely enough that mypy matches them to allow_pickle.
 _savez: Callable[..., None] = np.savez
+
+
+def _legacy() -> Any:
+    """:mod:`neurogym._legacy.monitor` (2.3.1's arguments), imported on first use, from above."""
+    return importlib.import_module("neurogym._legacy.monitor")
 
 
 def _trim(log: dict[str, list[Any]], keep: int) -> None:
@@ -39,7 +51,7 @@ def _empty_log() -> dict[str, list[Any]]:
     return {"action": [], "reward": [], "cum_reward": [], "performance": []}
 
 
-class Monitor(gym.Wrapper[Any, Any, Any, Any]):
+class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
     """Logs every trial's last action, reward, summed reward and ``info`` entries.
 
     At each trial end it appends to :attr:`data` the action and reward of the step that ended
@@ -55,41 +67,77 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
     ever. (It is trimmed in chunks of a tenth of ``max_trials``, so it briefly holds up to 10%
     more.) Pass ``max_trials=None`` to keep everything.
 
+    NeuroGym 2.3.1's arguments still work, in 2.3.1's positional order, each warned once:
+    ``config`` (a ``neurogym.config.Config``, a dict of its sections or a TOML path) fills the
+    arguments left at their defaults from its ``monitor`` section and is kept as
+    :attr:`config` (filled back with the settings used, as 2.3.1 did); ``plot_create`` keeps
+    the last ``plot_steps`` steps and draws them at each write to ``save_dir/task_<n>.<ext>``
+    (``<n>`` on 6 digits, as 2.3.1; needs ``neurogym[plot]``). Given any of them, the Monitor
+    behaves as 2.3.1's did where code relies on it: ``save_dir`` defaults to
+    ``<config.local_dir>/<env name>/<UTC timestamp>`` (created at the first write) and an env
+    never reset is reset before the first step (2.3.1 reset it in the constructor).
+
     Args:
         env: The env to monitor.
+        config: NeuroGym 2.3.1's configuration (deprecated; see above).
         name: Label used in log messages; default the task's class name.
         trigger: ``"trial"`` or ``"step"``: what ``interval`` counts.
         interval: Trials (or steps) between writes.
         verbose: Log the mean reward of each write at INFO level (logger
             ``"neurogym.wrappers"``).
-        save_dir: Directory of the ``.npz`` files; None writes nothing automatically.
+        plot_create: 2.3.1's figures of the last steps at each write (deprecated).
+        plot_steps: Steps per figure (deprecated).
+        ext: Figure file extension (deprecated).
         step_fn: Called instead of ``env.step`` to step the env (upstream's hook).
+        save_dir: Directory of the ``.npz`` files; None writes nothing automatically.
         max_trials: Most recent trials kept in :attr:`data` (None: all).
 
     Attributes:
         data: The log since the last write, one list entry per trial.
+        config: 2.3.1's configuration of this Monitor (deprecated).
         data_eval: The log of the last :meth:`evaluate_policy` run.
         num_tr: Trials ended since construction.
 
     Raises:
         ValueError: If ``trigger`` is unknown, ``interval < 1`` or ``max_trials < 1``.
+        ImportError: With ``plot_create`` (or a config's ``monitor.plot.create``) when
+            neurogym-apps or matplotlib is missing.
     """
 
     def __init__(
         self,
         env: gym.Env[Any, Any],
+        config: Any = None,
         name: str | None = None,
         trigger: Literal["trial", "step"] = "trial",
         interval: int = 1000,
         verbose: bool = True,
-        save_dir: str | Path | None = None,
+        plot_create: bool = False,
+        plot_steps: int = 1000,
+        ext: str = "png",
         step_fn: Callable[[Any], Step] | None = None,
+        save_dir: str | Path | None = None,
+        *,
         max_trials: int | None = 100_000,
     ) -> None:
         super().__init__(env)
         if max_trials is not None:
             max_trials = validate.positive_int(max_trials, "max_trials")
         self.max_trials = max_trials
+        self._config: Any = None
+        self._plot: PlotRecorder | None = None
+        self._reset_first = False
+        if config is not None or plot_create or plot_steps != 1000 or ext != "png":
+            args: dict[str, Any] = {
+                "name": name, "trigger": trigger, "interval": interval, "verbose": verbose,
+                "save_dir": save_dir, "plot_create": plot_create, "plot_steps": plot_steps,
+                "ext": ext,
+            }  # fmt: skip
+            legacy = _legacy().legacy_settings(env, config, args)
+            if legacy is not None:  # 2.3.1's settings, and a reset before the first step
+                self._config, self._plot, self._reset_first = legacy.config, legacy.plot, True
+                name, trigger, interval = legacy.name, legacy.trigger, legacy.interval
+                verbose, save_dir = legacy.verbose, legacy.save_dir
         if trigger not in _TRIGGERS:
             raise ValueError(f"trigger must be 'trial' or 'step', got {trigger!r}")
         interval = validate.positive_int(interval, "interval")
@@ -105,12 +153,30 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
         self.cum_reward = 0.0
         self._steps_since_save = 0
 
+    @property
+    def config(self) -> Any:
+        """NeuroGym 2.3.1's configuration (``neurogym.config.Config``) of this Monitor.
+
+        The ``config`` given to the constructor (filled with the settings used), or, for a
+        Monitor built without one, a Config of its settings, built on first use (warned: read
+        the Monitor's own attributes instead).
+        """
+        if self._config is None:
+            self._config = _legacy().config_of(self)
+        return self._config
+
     # ------------------------------------------------------------------ gymnasium API
     def step(self, action: Any) -> Step:
         """Steps the env and logs the trial if it ended."""
+        if self._reset_first:  # 2.3.1's Monitor reset the env in its constructor
+            self._reset_first = False
+            if not getattr(self.env.unwrapped, "_reset_done", True):
+                self.reset()
         result = self.step_fn(action) if self.step_fn is not None else self.env.step(action)
-        _, reward, _, _, info = result
+        ob, reward, _, _, info = result
         self.cum_reward += float(reward)
+        if self._plot is not None:
+            self._plot.record(ob, action, reward, info)
         self._steps_since_save += 1
         if info.get("new_trial"):
             self.num_tr += 1
@@ -120,6 +186,8 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
             self.cum_reward = 0.0
             if self.save_dir is not None and self._due():
                 self.save()
+                if self._plot is not None:
+                    self._plot.write(self.save_dir, self.num_tr, self.env)
         return result
 
     def reset(
@@ -127,7 +195,11 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
     ) -> tuple[Any, dict[str, Any]]:
         """Resets the env and the running summed reward (the log is kept)."""
         self.cum_reward = 0.0
-        return self.env.reset(seed=seed, options=options)
+        self._reset_first = False
+        ob, info = self.env.reset(seed=seed, options=options)
+        if self._plot is not None:
+            self._plot.last_ob = ob
+        return ob, info
 
     # ------------------------------------------------------------------ files
     def _due(self) -> bool:
@@ -165,6 +237,40 @@ class Monitor(gym.Wrapper[Any, Any, Any, Any]):
         self.data = _empty_log()
         self._steps_since_save = 0
         return target
+
+    def plot_training_history(
+        self,
+        figsize: tuple[float, float] = (12, 6),
+        save_fig: bool = True,
+        plot_performance: bool = True,
+    ) -> Any:
+        """NeuroGym 2.3.1's figure of the mean reward (and performance) of each saved file.
+
+        Deprecated: use ``neurogym_apps.plot.plot_training(monitor.save_dir)``. Draws with
+        ``neurogym_apps.plot._legacy.plot_training_history`` (the ``plot`` extra).
+
+        Raises:
+            ValueError: If the Monitor has no ``save_dir``.
+            ImportError: If neurogym-apps or matplotlib is not installed.
+        """
+        deprecated(
+            "neurogym.wrappers.Monitor.plot_training_history",
+            "neurogym_apps.plot.plot_training(monitor.save_dir)",
+        )
+        if self.save_dir is None:
+            raise ValueError("plot_training_history reads the files of save_dir: give a save_dir")
+        name = self._config.env.name if self._config is not None else type(self.unwrapped).__name__
+        return (
+            _legacy()
+            .plot_module()
+            .plot_training_history(
+                self.save_dir,
+                figsize=figsize,
+                save_fig=save_fig,
+                plot_performance=plot_performance,
+                name=name,
+            )
+        )
 
     # ------------------------------------------------------------------ evaluation
     def evaluate_policy(

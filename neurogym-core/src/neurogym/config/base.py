@@ -1,0 +1,5 @@
+"""NeuroGym 2.3.1's neurogym.config.base (directories and ConfigBase), a warned alias."""
+
+from neurogym._legacy import legacy_module
+
+__getattr__, __dir__ = legacy_module(__name__)
