@@ -8,11 +8,13 @@ sdist takes the pinned requirements from the sdist's ``PKG-INFO`` (hatchling doe
 dynamic fields), so it needs no checkout.
 
 Shared files (:class:`SharedFilesHook`). Why: ``neurogym`` 2.3.1 (upstream) and neurogym-core
-both install files into the import package ``neurogym``; three paths are the same:
-``neurogym/__init__.py``, ``neurogym/wrappers/__init__.py`` and ``neurogym/wrappers/monitor.py``.
+both install files into the import package ``neurogym``, and many paths are the same:
+``neurogym/__init__.py``, ``neurogym/wrappers/monitor.py`` and the 2.3.1 module paths core keeps
+working (``neurogym/core.py``, ``neurogym/utils/...``, ``neurogym/envs/...``; see
+``upstream-2.3.1-files.txt``, which lists every file 2.3.1's wheel installs).
 ``pip install -U neurogym`` over 2.3.1 installs neurogym-core first (a dependency before its
 dependent) and only then uninstalls 2.3.1, which removes those paths, core's files among them,
-so ``import neurogym`` would fail. This wheel therefore carries the same three files, byte for
+so ``import neurogym`` would fail. This wheel therefore carries core's file at every such path, byte for
 byte (core is pinned exactly), and writes them back when it is installed, after the uninstall.
 The cost: ``pip uninstall neurogym`` alone removes them from core too (``pip install
 --force-reinstall neurogym-core`` restores them); uninstall the whole set instead
@@ -36,20 +38,31 @@ from packaging.utils import canonicalize_name
 
 CORE = "neurogym-core"
 
-#: The paths (inside site-packages) that upstream 2.3.1 and neurogym-core both install.
-SHARED = ("neurogym/__init__.py", "neurogym/wrappers/__init__.py", "neurogym/wrappers/monitor.py")
+#: Every file upstream 2.3.1's wheel installs, one path (inside site-packages) a line.
+UPSTREAM_FILES = "upstream-2.3.1-files.txt"
+
+
+def upstream_files(root: Path) -> list[str]:
+    """The paths listed in ``root/upstream-2.3.1-files.txt`` (comments and blanks skipped)."""
+    lines = (root / UPSTREAM_FILES).read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def shared_paths(root: Path, source: Path) -> list[str]:
+    """The paths that upstream 2.3.1 and neurogym-core (its files under ``source``) both install."""
+    return [path for path in upstream_files(root) if (source / path).is_file()]
 
 
 def _source(root: Path) -> Path:
     checkout = root.parent / "neurogym-core" / "src"
-    if all((checkout / path).is_file() for path in SHARED):
+    if (checkout / "neurogym" / "__init__.py").is_file():
         return checkout
     packed = root / "shared"
-    if all((packed / path).is_file() for path in SHARED):
+    if (packed / "neurogym" / "__init__.py").is_file():
         return packed
     raise FileNotFoundError(
-        f"the neurogym wheel needs neurogym-core's {', '.join(SHARED)}: found neither under "
-        f"{checkout} nor under {packed}"
+        "the neurogym wheel needs neurogym-core's files at 2.3.1's paths: found neither "
+        f"{checkout} nor {packed}"
     )
 
 
@@ -60,15 +73,17 @@ class SharedFilesHook(BuildHookInterface):
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         """Add the shared files to ``build_data["force_include"]``."""
-        source = _source(Path(self.root))
+        root = Path(self.root)
+        source = _source(root)
+        shared = shared_paths(root, source)
         if self.target_name == "sdist":
             build_data["force_include"].update(
-                {str(source / path): f"shared/{path}" for path in SHARED}
+                {str(source / path): f"shared/{path}" for path in shared}
             )
             return
         if version == "editable":
             return
-        build_data["force_include"].update({str(source / path): path for path in SHARED})
+        build_data["force_include"].update({str(source / path): path for path in shared})
 
 
 def core_version(root: Path) -> str:

@@ -7,6 +7,7 @@ and answer from today's registry, so an id they return works with ``neurogym.mak
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -159,6 +160,7 @@ def all_wrappers() -> list[str]:
     return sorted(ALL_WRAPPERS)
 
 
+@functools.cache  # one function per id, so yang19.go is yang19.go
 def collection_factory(task_id: str) -> Callable[..., gymnasium.Env[Any, Any]]:
     """2.3.1's collection function for ``task_id``: builds it with ``neurogym.make``."""
 

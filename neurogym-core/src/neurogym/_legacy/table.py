@@ -185,8 +185,8 @@ def _envs() -> dict[str, Entry]:
 
 def _collections() -> dict[str, dict[str, Entry]]:
     base = "neurogym.envs.collections"
-    yang = {name: Collection(f"neurogym/yang19.{name}-v0") for name in YANG19}
-    pdm = {
+    yang: dict[str, Entry] = {name: Collection(f"neurogym/yang19.{name}-v0") for name in YANG19}
+    pdm: dict[str, Entry] = {
         name: Collection(f"neurogym/perceptualdecisionmaking.{name}-v0") for name in PDM_COLLECTION
     }
     return {

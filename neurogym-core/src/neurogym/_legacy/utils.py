@@ -63,7 +63,7 @@ class TruncExp(timing.TruncExp):
         if rng is None:
             if getattr(self, "_own_rng", None) is None:
                 self.seed()
-            rng = self._own_rng
+            rng = getattr(self, "_own_rng")  # noqa: B009  (set by seed(), outside the fields)
         return super().__call__(rng)
 
 
