@@ -167,7 +167,10 @@ class MultiEnvs(TrialWrapper):
         """
         raise NotImplementedError(
             f"{type(self).__name__} generates each trial in one of several envs and cannot build "
-            "a batch; call new_trials(n) on each of its envs instead"
+            "a batch; call new_trials(n) on each of its envs instead, or, for tasks that share "
+            "their spaces (NeuroGym 2.3.1's ScheduleEnvs(envs, RandomSchedule(n), "
+            "env_input=True) over the yang19 tasks), use neurogym.wrappers.TaskSet(envs), "
+            "which builds mixed batches for neurogym.Dataset and neurogym.batch"
         )
 
     def current_observation(self) -> Any:
