@@ -61,8 +61,16 @@ def resolve_env(
     """An env from an id (made with ``env_kwargs``) or an instance (deep-copied if ``copy``)."""
     if isinstance(env, str):
         from neurogym._registry.api import make
+        from neurogym.errors import UnknownTaskError
 
-        return make(env, **(env_kwargs or {}))
+        try:
+            return make(env, **(env_kwargs or {}))
+        except UnknownTaskError:
+            # A task registered with gymnasium only (NeuroGym 2.3.1's tutorials:
+            # gymnasium.register(id="MyTask-v0", entry_point=MyTask)), as 2.3.1's Dataset made it.
+            if env not in gym.envs.registration.registry:
+                raise
+            return gym.make(env, disable_env_checker=True, **(env_kwargs or {}))
     if env_kwargs:
         raise TypeError("env_kwargs= applies to an env id, not to an env instance")
     if not isinstance(env, gym.Env):
