@@ -81,3 +81,15 @@ def test_a_dataset_too_large_to_allocate_is_refused_before_allocating(kwargs, si
     message = rf"a Dataset cache of {size}.* GiB, more than the 4 GiB limit .*lower batch_size"
     with pytest.raises(ValueError, match=message):
         neurogym.Dataset(VarTask(), **kwargs)
+
+
+def test_a_whole_float_cache_len_is_2_3_1_s_spelling_and_is_taken_as_an_int():
+    from neurogym._deprecation import reset_warnings
+
+    reset_warnings()
+    with pytest.warns(DeprecationWarning, match=r"cache_len=<a float>.*use an int"):
+        ds = neurogym.Dataset(VarTask(), batch_size=2, seq_len=10, cache_len=1e3, seed=0)
+    same = neurogym.Dataset(VarTask(), batch_size=2, seq_len=10, cache_len=1000, seed=0)
+    assert ds.cache_len == same.cache_len
+    with pytest.raises(TypeError, match="cache_len must be an int"):
+        neurogym.Dataset(VarTask(), batch_size=2, seq_len=10, cache_len=10.5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 
 import numpy as np
@@ -225,10 +226,60 @@ def test_schedule_envs_validates_its_envs():
         ngw.MultiEnvs([])
 
 
-def test_schedule_envs_cannot_batch():
+def _served(env, n):
+    """(env index, observation rows) of the next ``n`` trials ``env`` serves (on a copy)."""
+    env = copy.deepcopy(env)
+    rows = []
+    for _ in range(n):
+        env.new_trial()
+        rows.append((env.i_env, env.active_env.unwrapped.ob.copy()))
+    return rows
+
+
+@pytest.mark.parametrize("env_input", [True, False])
+def test_schedule_envs_batch_the_trials_new_trial_would_serve(env_input):
+    # NeuroGym 2.3.1's Dataset over ScheduleEnvs (its yang19 tutorial) builds these batches.
+    env = _values_env([1.0, 2.0, 3.0], ngw.RandomSchedule(3), env_input=env_input)
+    env.reset(seed=0)
+    current = [e.unwrapped.trial for e in env.envs], env.i_env
+    expected = _served(env, 12)
+    batch = env.new_trials(12)
+    assert [e.unwrapped.trial for e in env.envs] == current[0]
+    assert env.i_env == current[1]
+    assert len({i for i, _ in expected}) == 3  # every env took part
+    for row, (i, ob) in enumerate(expected):
+        steps = len(ob)
+        assert batch.lengths[row] == steps
+        np.testing.assert_array_equal(batch.ob[row, :steps, : ob.shape[1]], ob)
+        if env_input:
+            np.testing.assert_array_equal(
+                batch.ob[row, :steps, ob.shape[1] :], np.eye(3)[[i] * steps]
+            )
+    # The schedule advanced by the batch's 12 trials: the next served trial follows them.
+    follow = _served(copy.deepcopy(env), 1)
+    assert follow[0][0] == _served_after(env, 12)
+
+
+def _served_after(env, n):
+    """The env index of the trial served after ``n`` more served trials (on a copy)."""
+    env = copy.deepcopy(env)
+    env.reset(seed=0)
+    for _ in range(n + 1):
+        env.new_trial()
+    return env.i_env
+
+
+def test_a_dataset_over_schedule_envs_is_seeded_and_mixes_the_envs():
+    import neurogym
+
     env = _values_env([1.0, 2.0], ngw.RandomSchedule(2))
-    with pytest.raises(NotImplementedError, match="call new_trials\\(n\\) on each of its envs"):
-        env.new_trials(4)
+    first = neurogym.Dataset(env, batch_size=4, seq_len=40, seed=3)
+    again = neurogym.Dataset(env, batch_size=4, seq_len=40, seed=3)
+    for _ in range(3):
+        (a, b), (c, d) = next(first), next(again)
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(b, d)
+    assert set(np.unique(a[..., 0])) >= {1.0, 2.0}
 
 
 def test_sub_env_trial_wrappers_take_part():
@@ -256,12 +307,15 @@ def test_multi_envs_switch_at_the_next_trial():
     assert str(env).startswith("<MultiEnvs")
 
 
-def test_an_int_seeded_batch_of_schedule_envs_is_refused_as_its_new_trials_is():
+def test_an_int_seeded_batch_of_schedule_envs_is_the_trials_it_serves_after_reset():
     import neurogym
 
     env = _values_env([1.0, 2.0], ngw.RandomSchedule(2))
-    for seed in (0, np.random.default_rng(0)):
-        with pytest.raises(
-            NotImplementedError, match="call new_trials\\(n\\) on each of its envs"
-        ):
-            neurogym.batch(env, 4, seed=seed)
+    x, *_ = neurogym.batch(env, 6, seed=5)
+    served = copy.deepcopy(env)
+    served.reset(seed=5)
+    for row in range(6):
+        if row:
+            served.new_trial()
+        ob = served.active_env.unwrapped.ob
+        np.testing.assert_array_equal(x[row, : len(ob), :2], ob)

@@ -22,7 +22,7 @@ from neurogym._env.chain import iter_chain, stepping_task
 from neurogym._trials.builder import TrialBatch
 from neurogym._trials.stack import merge_trial_batches, stack_trials
 
-__all__ = ["served_trials"]
+__all__ = ["merge_switcher_rows", "served_trials"]
 
 
 def served_trials(env: gym.Env[Any, Any], n: int, seed: int, *, private: bool) -> TrialBatch:
@@ -55,15 +55,16 @@ def served_trials(env: gym.Env[Any, Any], n: int, seed: int, *, private: bool) -
         row = task._current_builder().finish(None)
         rows.append((source.i_env if switcher else 0, row, task.trial or {}))
     if switcher:
-        return _merged(source, rows)
+        return merge_switcher_rows(source, rows)
     return stack_trials([(row, trial) for _, row, trial in rows], stepping_task(env))
 
 
 def _without_batches(env: gym.Env[Any, Any], source: Any) -> bool:
     """Whether the chain switches envs where no batch can be built (as ``new_trials`` says).
 
-    Only an env switcher that builds mixed batches itself (``TaskSet``, ``mixes_batches``)
-    and is the chain's batch source has batches; the served trials follow the same rule.
+    Only an env switcher that builds mixed batches itself (``MultiEnvs``, ``ScheduleEnvs``,
+    ``TaskSet``: ``mixes_batches``) and is the chain's batch source has batches; the served
+    trials follow the same rule.
     """
     for link in iter_chain(env):
         if getattr(type(link), "switches_envs", False):
@@ -71,8 +72,10 @@ def _without_batches(env: gym.Env[Any, Any], source: Any) -> bool:
     return False
 
 
-def _merged(switcher: Any, rows: list[tuple[int, TrialBatch, dict[str, Any]]]) -> TrialBatch:
-    """The rows of an env switcher, grouped by env and merged as a mixed batch."""
+def merge_switcher_rows(
+    switcher: Any, rows: list[tuple[int, TrialBatch, dict[str, Any]]]
+) -> TrialBatch:
+    """The rows ``(env index, trial, trial dict)`` of an env switcher, merged as a mixed batch."""
     index = np.array([i for i, _, _ in rows])
     parts = []
     for i in np.unique(index):

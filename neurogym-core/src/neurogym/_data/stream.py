@@ -19,6 +19,7 @@ from gymnasium.utils import seeding
 
 from neurogym import validate
 from neurogym._data.sources import batch_source, resolve_env, to_torch
+from neurogym._deprecation import deprecated
 from neurogym._env.contract import require_groundtruth
 from neurogym._env.env import TrialEnv
 from neurogym._trials.batch import concat_rows
@@ -163,6 +164,9 @@ class Dataset:
         act_size = int(np.prod(task.action_space.shape or (1,)))
         if cache_len is None:
             cache_len = _default_cache_len(obs_size + act_size, self.batch_size)
+        elif isinstance(cache_len, float) and cache_len.is_integer():  # 2.3.1 took 1e4
+            deprecated("Dataset(cache_len=<a float>)", "an int (cache_len=10_000)")
+            cache_len = int(cache_len)
         cache_len = validate.positive_int(cache_len, "cache_len")
         self.cache_len = (1 + cache_len // self.seq_len) * self.seq_len
         # inputs and targets as float32, the mask and trial starts as bools, per cached step

@@ -15,8 +15,10 @@ from typing import Any, ClassVar, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from neurogym import spaces
+from neurogym import spaces, validate
+from neurogym._data.served import merge_switcher_rows
 from neurogym._trials.builder import TrialBatch
+from neurogym._trials.stack import row_of
 from neurogym.wrappers._base import (
     Holding,
     TrialWrapper,
@@ -105,6 +107,8 @@ class MultiEnvs(TrialWrapper):
 
     #: Read by wrappers that must not sit outside an env switch (ReactionTime).
     switches_envs: ClassVar[bool] = True
+    #: Builds mixed batches of its envs (read by ``neurogym.batch``'s served trials).
+    mixes_batches: ClassVar[bool] = True
 
     def __init__(self, envs: Sequence[gym.Env[Any, Any]], env_input: bool = False) -> None:
         envs = list(envs)
@@ -160,18 +164,38 @@ class MultiEnvs(TrialWrapper):
         return self._sources[i].new_trial(**kwargs)
 
     def new_trials(self, n: int, **kwargs: Any) -> TrialBatch:
-        """Not available: trials of different envs cannot share one batch here.
+        """``n`` trials as :meth:`new_trial` would serve them, merged into one mixed batch.
 
-        Raises:
-            NotImplementedError: Always; build a batch from each env separately.
+        Each trial comes from the env :meth:`new_trial` picks (the pending :meth:`set_i`
+        choice, the active env, or the schedule's draw), built by that env's chain; the trials
+        are laid out as :func:`~neurogym._trials.stack.merge_trial_batches` lays out mixed
+        batches (the rule input included with ``env_input``). As for any looped batch of a
+        trial wrapper, the current trial of every env is left as it was, while the schedule
+        and the generators advance by ``n`` trials. NeuroGym 2.3.1's ``Dataset`` over a
+        ``ScheduleEnvs`` (its yang19 tutorial) is this.
+
+        Args:
+            n: Batch size.
+            **kwargs: Forced trial parameters, given to each trial's env (scalars, or arrays
+                with a leading axis of ``n``).
+
+        Returns:
+            The merged :class:`~neurogym.TrialBatch`.
         """
-        raise NotImplementedError(
-            f"{type(self).__name__} generates each trial in one of several envs and cannot build "
-            "a batch; call new_trials(n) on each of its envs instead, or, for tasks that share "
-            "their spaces (NeuroGym 2.3.1's ScheduleEnvs(envs, RandomSchedule(n), "
-            "env_input=True) over the yang19 tasks), use neurogym.wrappers.TaskSet(envs), "
-            "which builds mixed batches for neurogym.Dataset and neurogym.batch"
-        )
+        n = validate.positive_int(n, "n")
+        tasks = [stepping_task(env) for env in self.envs]
+        saved = [(task._current, task.num_tr) for task in tasks], self.i_env, self._next_i
+        rows: list[tuple[int, TrialBatch, dict[str, Any]]] = []
+        try:
+            for k in range(n):
+                trial = self.new_trial(**{key: row_of(v, k, n) for key, v in kwargs.items()})
+                task = tasks[self.i_env]
+                rows.append((self.i_env, task._current_builder().finish(None), trial or {}))
+        finally:
+            for task, (current, num_tr) in zip(tasks, saved[0], strict=True):
+                task._current, task.num_tr = current, num_tr
+            self.i_env, self._next_i = saved[1], saved[2]
+        return merge_switcher_rows(self, rows)
 
     def current_observation(self) -> Any:
         """The active env's current observation (with the rule input if ``env_input``)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -104,9 +104,6 @@ class TaskSet(ScheduleEnvs):
         ValueError: If the tasks do not share spaces or ``dt`` (naming the task and the space),
             if the names are not distinct, or if ``p`` is not one probability per task.
     """
-
-    #: Builds batches of its several tasks (read by ``neurogym.batch``'s served trials).
-    mixes_batches: ClassVar[bool] = True
 
     def __init__(
         self,
