@@ -122,21 +122,32 @@ def test_every_wheel_installed_together_passes_neurogym_check_on_every_task(whee
     assert Path(where.strip()).is_relative_to(tmp_path / "venv")
 
 
-# Runs inside the upgraded venv: every first-party task, and nothing left of 2.3.1.
+# Runs inside the upgraded venv: every first-party task, and no file of 2.3.1 left over (every
+# file under the installed neurogym/ belongs to neurogym-core's or neurogym's RECORD).
 UPGRADED = """
-import importlib.metadata as md, importlib.util, json
+import importlib.metadata as md, json
+from pathlib import Path
 import gymnasium, neurogym
 ids = sorted(spec.id for spec in neurogym.tasks())
 for task_id in ids:
     env = gymnasium.make(task_id)
     env.reset(seed=0)
     env.step(env.action_space.sample())
+package = Path(neurogym.__file__).resolve().parent
+owned = {
+    Path(file.locate()).resolve()
+    for dist in ("neurogym-core", "neurogym")
+    for file in md.distribution(dist).files or ()
+}
 print(json.dumps({
     "ids": ids,
     "neurogym": md.version("neurogym"),
     "core": md.version("neurogym-core"),
-    "left of 2.3.1": [m for m in ("neurogym.core", "neurogym.envs", "neurogym.utils")
-                      if importlib.util.find_spec(m) is not None],
+    "left of 2.3.1": sorted(
+        path.relative_to(package.parent).as_posix()
+        for path in package.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.resolve() not in owned
+    ),
 }))
 """
 
@@ -162,6 +173,22 @@ def test_neurogym_upgrades_a_2_3_1_venv_to_every_task_and_the_app_commands(wheel
     assert json.loads((runs / "metrics.json").read_text())["task"].endswith(
         "PerceptualDecisionMaking-v0"
     )
+    # tests/compat: 2.3.1-style scripts print what their 3.0 counterparts print, here too
+    # (tests/test_compat_scripts.py runs them in the dev venv).
+    run([*pip, "stable-baselines3"], env=env)  # the rl pair; constrained like every install
+    python = bin_dir / "python"
+    compat = ROOT / "tests" / "compat"
+    patterns = sorted(p.stem.removeprefix("legacy_") for p in compat.glob("legacy_*.py"))
+    assert len(patterns) == 6, patterns
+    for pattern in patterns:
+        legacy, new = (
+            json.loads(run([python, "-W", warnings, compat / script], env=env, cwd=tmp_path))
+            for script, warnings in (
+                (f"legacy_{pattern}.py", "ignore::DeprecationWarning"),
+                (f"new_{pattern}.py", "error::DeprecationWarning"),
+            )
+        )  # fmt: skip
+        assert legacy == new, pattern
 
 
 def _metadata(wheel: Path) -> str:
