@@ -63,10 +63,8 @@ class MyEnv(neurogym.TrialEnv):
 
 gymnasium.register(id="compat/MyEnv-v0", entry_point=MyEnv)
 
-# neurogym.Dataset resolves ids through neurogym's registry (plugins' tasks); a task registered
-# with gymnasium only is given as an env.
 dataset = neurogym.Dataset(
-    gymnasium.make("compat/MyEnv-v0", dt=100), batch_size=16, seq_len=100, seed=0
+    "compat/MyEnv-v0", env_kwargs={"dt": 100}, batch_size=16, seq_len=100, seed=0
 )
 batches = [dataset() for _ in range(3)]
 
