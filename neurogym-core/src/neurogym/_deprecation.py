@@ -17,14 +17,20 @@ from __future__ import annotations
 import warnings
 from typing import Any, NoReturn
 
+import numpy as np
+from gymnasium.utils import seeding
+
 __all__ = [
     "GUIDE",
     "REMOVED",
     "RemovedAttributeHints",
+    "TaskGenerator",
     "WrapperHints",
+    "as_task_generator",
     "deprecated",
     "removed_attribute",
     "reset_warnings",
+    "task_generator",
 ]
 
 #: Where the warnings and errors send a reader for the whole story.
@@ -120,3 +126,49 @@ class WrapperHints:
             raise removed_attribute(self, name) from None
         hint = f"env.unwrapped.{name} (gymnasium 1.0 wrappers do not forward attributes)"
         raise removed_attribute(self, name, hint)
+
+
+class TaskGenerator(np.random.Generator):
+    """A task's generator: numpy's ``Generator``, plus the ``RandomState`` names 2.3.1 used.
+
+    NeuroGym 2.3.1's ``env.rng`` was a ``numpy.random.RandomState``, and tasks written for it
+    call ``self.rng.rand()``, ``randn``, ``randint`` and ``random_sample``. Here each of those
+    warns once, naming the ``Generator`` method, and draws from this generator (so
+    ``reset(seed=...)`` fixes it; the numbers are not RandomState's). Every other draw is the
+    plain ``Generator``'s: on the same bit generator both give the same numbers.
+    """
+
+    def rand(self, *shape: int) -> Any:
+        """``RandomState.rand``: uniform draws in [0, 1); use :meth:`random`."""
+        deprecated("self.rng.rand(*shape)", "self.rng.random(shape)")
+        return self.random(shape or None)
+
+    def randn(self, *shape: int) -> Any:
+        """``RandomState.randn``: standard normal draws; use :meth:`standard_normal`."""
+        deprecated("self.rng.randn(*shape)", "self.rng.standard_normal(shape)")
+        return self.standard_normal(shape or None)
+
+    def randint(self, low: Any, high: Any = None, size: Any = None, dtype: Any = int) -> Any:
+        """``RandomState.randint`` (``high`` excluded); use :meth:`integers`."""
+        deprecated("self.rng.randint(low, high, size)", "self.rng.integers(low, high, size)")
+        return self.integers(low, high, size, dtype=dtype)
+
+    def random_sample(self, size: Any = None) -> Any:
+        """``RandomState.random_sample``; use :meth:`random`."""
+        deprecated("self.rng.random_sample(size)", "self.rng.random(size)")
+        return self.random(size)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # numpy's rebuilds a plain Generator: keep the class through copies and pickles.
+        return (type(self), (self.bit_generator,))
+
+
+def task_generator(seed: int | None = None) -> tuple[TaskGenerator, int]:
+    """``gymnasium.utils.seeding.np_random(seed)`` as a :class:`TaskGenerator` (same draws)."""
+    rng, used = seeding.np_random(seed)
+    return TaskGenerator(rng.bit_generator), used
+
+
+def as_task_generator(rng: np.random.Generator) -> TaskGenerator:
+    """``rng`` as a :class:`TaskGenerator` drawing from the same bit generator (same stream)."""
+    return rng if isinstance(rng, TaskGenerator) else TaskGenerator(rng.bit_generator)

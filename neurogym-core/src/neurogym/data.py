@@ -26,6 +26,7 @@ from neurogym import validate
 from neurogym._data.served import served_trials
 from neurogym._data.sources import UnsupportedWrapperError, batch_source, resolve_env, to_torch
 from neurogym._data.stream import Dataset, StreamBatch
+from neurogym._deprecation import as_task_generator, task_generator
 from neurogym._env.contract import require_groundtruth
 from neurogym._env.env import TrialEnv
 from neurogym._trials.builder import TRIAL_BYTES, TrialBatch
@@ -48,7 +49,7 @@ def using_generator(task: TrialEnv, rng: np.random.Generator | None) -> Iterator
         yield
         return
     saved = (task._np_random, task._np_random_seed)
-    task._np_random = rng
+    task._np_random = as_task_generator(rng)  # the same stream, with 2.3.1's RandomState names
     try:
         yield
     finally:
@@ -323,7 +324,7 @@ def batch(
     else:
         rng = generator_for(seed)
         if rng is None and isinstance(env, str):
-            rng = seeding.np_random()[0]
+            rng = task_generator()[0]
         with using_generator(task, rng):
             trials = source.new_trials(n, **kwargs)
     out = training_batch(trials, task, time_major)

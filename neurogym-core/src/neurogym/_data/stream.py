@@ -15,11 +15,10 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.utils import seeding
 
 from neurogym import validate
 from neurogym._data.sources import batch_source, resolve_env, to_torch
-from neurogym._deprecation import deprecated
+from neurogym._deprecation import deprecated, task_generator
 from neurogym._env.contract import require_groundtruth
 from neurogym._env.env import TrialEnv
 from neurogym._trials.batch import concat_rows
@@ -144,7 +143,7 @@ class Dataset:
         seq_len: int | None = None,
         max_batch: int | None = None,
         batch_first: bool = False,
-        cache_len: int | None = None,
+        cache_len: int | float | None = None,  # 2.3.1 code passes 1e4
         *,
         seed: int | None = None,
     ) -> None:
@@ -189,7 +188,7 @@ class Dataset:
         seeded ``s``; None draws fresh entropy.
         """
         if seed is None:
-            self.task._np_random = seeding.np_random()[0]
+            self.task._np_random = task_generator()[0]
             self.env.reset()
         else:
             self.env.reset(seed=int(seed))

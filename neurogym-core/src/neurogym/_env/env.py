@@ -12,7 +12,11 @@ from typing import Any, ClassVar, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from neurogym._deprecation import RemovedAttributeHints  # 2.3.1's seed(): say what now
+from neurogym._deprecation import (  # 2.3.1's seed() and RandomState names
+    RemovedAttributeHints,
+    as_task_generator,
+    task_generator,
+)
 from neurogym._env.actions import checked_action, discrete_bounds, small_box_shape
 from neurogym._env.authoring import AuthoringMixin
 from neurogym._env.current import OBNOW, CurrentTrial, LazyTrial
@@ -181,13 +185,30 @@ class TrialEnv(
     # ------------------------------------------------------------------ properties
     @property
     def rng(self) -> np.random.Generator:
-        """The env's generator (gymnasium's ``np_random``), re-seeded by ``reset(seed=...)``."""
-        generator = self._np_random  # gymnasium's property makes one if there is none yet
+        """The env's generator (gymnasium's ``np_random``), re-seeded by ``reset(seed=...)``.
+
+        A :class:`~neurogym._deprecation.TaskGenerator` when the env made it: a numpy
+        ``Generator`` that also answers 2.3.1's ``RandomState`` names (``rand``, ``randint``,
+        ...) with a warning. A generator assigned to ``rng``/``np_random`` is used as it is.
+        """
+        generator = self._np_random
         return self.np_random if generator is None else generator
 
     @rng.setter
     def rng(self, value: np.random.Generator) -> None:
         self.np_random = value
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """Gymnasium's ``np_random``, made (unseeded) as a ``TaskGenerator`` on first use."""
+        if self._np_random is None:
+            self._np_random, self._np_random_seed = task_generator()
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._np_random = value
+        self._np_random_seed = -1  # as gymnasium: the seed of a given generator is unknown
 
     ob_now: str = OBNOW
     """Sentinel for ``_step`` to return: ``step`` replaces it by the next observation (set on
@@ -395,6 +416,8 @@ class TrialEnv(
             The first trial's first observation (no hidden step) and an empty info dict.
         """
         super().reset(seed=seed)
+        if seed is not None:  # the same stream, with 2.3.1's RandomState names
+            self._np_random = as_task_generator(self.np_random)
         self._action_bounds = discrete_bounds(self.action_space)
         self._small_box = small_box_shape(self.action_space)
         self._reset_done = True

@@ -14,6 +14,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.utils.env_checker import check_env
 
+from neurogym._deprecation import as_task_generator
+
 __all__ = ["TaskCheckError", "check_task"]
 
 # gymnasium warnings that are informational for neurogym tasks (upstream's spaces are
@@ -255,7 +257,7 @@ class _Checker:
         # reset(seed) are one batch of n drawn from that seed (n = 1 without prefetching).
         n = max(1, int(getattr(single, "prefetch", 1)))
         single.reset(seed=21)
-        batched.np_random = np.random.default_rng(21)
+        batched.np_random = as_task_generator(np.random.default_rng(21))
         batch = batched.new_trials(n)
         for i in range(min(n, 3)):
             if i:

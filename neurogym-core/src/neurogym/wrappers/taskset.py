@@ -17,6 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 from neurogym import validate
+from neurogym._deprecation import as_task_generator
 from neurogym._trials.builder import TrialBatch
 from neurogym._trials.stack import merge_trial_batches
 from neurogym.wrappers.multi import ScheduleEnvs
@@ -69,7 +70,7 @@ def _drawing_from(envs: Sequence[gym.Env[Any, Any]], rng: np.random.Generator) -
     tasks: list[Any] = [env.unwrapped for env in envs]
     saved = [(task._np_random, task._np_random_seed) for task in tasks]
     for task in tasks:
-        task._np_random = rng
+        task._np_random = as_task_generator(rng)  # one stream, with 2.3.1's RandomState names
     try:
         yield
     finally:
