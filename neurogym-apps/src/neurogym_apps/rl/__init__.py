@@ -21,7 +21,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "neurogym_apps.rl needs stable-baselines3, which comes with the rl extra: pip install "
-        '"neurogym[rl]" (it pins the CPU-capable torch==2.13.0)'
+        '"neurogym[rl]" (with any torch>=2.3,<3 you have)'
     ) from exc
 
 from neurogym_apps.rl._vecenv import TrialSB3VecEnv, as_sb3_vec_env

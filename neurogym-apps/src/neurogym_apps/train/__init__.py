@@ -28,8 +28,8 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "neurogym_apps.train needs PyTorch, which comes with the torch extra: pip install "
-        '"neurogym[train]" (on a CPU-only machine pin the CPU build, e.g. '
-        "pip install torch==2.13.0)"
+        '"neurogym[train]" (any torch>=2.3,<3; on a CPU-only machine install the CPU build '
+        "first, from https://download.pytorch.org/whl/cpu, so pip keeps it)"
     ) from exc
 
 from neurogym_apps.train._evaluate import Evaluation, evaluate
