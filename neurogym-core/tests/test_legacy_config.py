@@ -257,3 +257,19 @@ def test_old_module_paths_warn_once_and_resolve():
         for name in names:
             with pytest.deprecated_call():
                 assert getattr(module, name) is getattr(components, name)
+
+
+def test_the_package_name_config_is_the_instance_even_after_importing_the_submodule():
+    import subprocess
+    import sys
+
+    code = (
+        "import neurogym.config.config\n"
+        "from neurogym.config import config, Config\n"
+        "print(type(config).__name__, isinstance(config, Config))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore::DeprecationWarning", "-c", code],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert out.stdout.split() == ["Config", "True"]
