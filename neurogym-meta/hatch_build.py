@@ -14,8 +14,8 @@ working (``neurogym/core.py``, ``neurogym/utils/...``, ``neurogym/envs/...``; se
 ``upstream-2.3.1-files.txt``, which lists every file 2.3.1's wheel installs).
 ``pip install -U neurogym`` over 2.3.1 installs neurogym-core first (a dependency before its
 dependent) and only then uninstalls 2.3.1, which removes those paths, core's files among them,
-so ``import neurogym`` would fail. This wheel therefore carries core's file at every such path, byte for
-byte (core is pinned exactly), and writes them back when it is installed, after the uninstall.
+so ``import neurogym`` would fail. This wheel therefore carries core's file at every such path,
+byte for byte (core is pinned exactly), and writes them back when installed, after the uninstall.
 The cost: ``pip uninstall neurogym`` alone removes them from core too (``pip install
 --force-reinstall neurogym-core`` restores them); uninstall the whole set instead
 (docs/architecture.md §11).
@@ -49,7 +49,7 @@ def upstream_files(root: Path) -> list[str]:
 
 
 def shared_paths(root: Path, source: Path) -> list[str]:
-    """The paths that upstream 2.3.1 and neurogym-core (its files under ``source``) both install."""
+    """The paths both upstream 2.3.1 and neurogym-core (its files under ``source``) install."""
     return [path for path in upstream_files(root) if (source / path).is_file()]
 
 
