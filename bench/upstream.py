@@ -10,9 +10,9 @@ warnings.simplefilter("ignore")
 import gymnasium  # noqa: E402
 import numpy as np  # noqa: E402
 import workloads  # noqa: E402
-from neurogym.envs.registration import all_envs  # noqa: E402
 
 import neurogym as ngym  # noqa: E402
+from neurogym.envs.registration import all_envs  # noqa: E402
 
 
 class Upstream:
@@ -45,7 +45,6 @@ class Upstream:
         Upstream has no whole-batch API; ``size`` only labels the row it is compared with.
         """
         from neurogym.utils import scheduler
-
         from neurogym.wrappers import ScheduleEnvs
 
         if not hasattr(cls, "_mixed_rate"):
