@@ -291,14 +291,21 @@ def test_info_prints_what_2_3_1_logged(capsys):
         info.show_info("Nope-v0")
 
 
-def test_seed_raises_naming_reset_and_wrappers_name_unwrapped():
+def test_seed_raises_naming_reset_and_wrappers_forward_2_3_1_reads_with_a_warning():
     env = neurogym.make("PerceptualDecisionMaking")
     with pytest.raises(AttributeError, match=r"use env\.reset\(seed=s\)"):
         env.seed(0)
     wrapped = wrappers.Noise(env)
     wrapped.reset(seed=0)
-    with pytest.raises(AttributeError, match=r"use env\.unwrapped\.gt_now"):
-        wrapped.gt_now  # noqa: B018
+    with pytest.warns(DeprecationWarning, match=r"'gt_now' through a wrapper.*env\.unwrapped"):
+        assert wrapped.gt_now == env.gt_now
+    with pytest.warns(DeprecationWarning, match=r"'timing' through a wrapper"):
+        assert wrapped.timing is env.timing
+    wrapped.ob = "the wrapper's own"  # 2.3.1: an assignment gives the wrapper its own value
+    assert wrapped.ob == "the wrapper's own"
+    assert isinstance(env.ob, np.ndarray)
+    with pytest.raises(AttributeError, match=r"use env\.unwrapped\.choices"):
+        wrapped.choices  # noqa: B018  (not a 2.3.1 forwarded read: gymnasium 1.0 forwards none)
     with pytest.raises(AttributeError, match=r"has no attribute 'nope'$"):
         wrapped.nope  # noqa: B018
 

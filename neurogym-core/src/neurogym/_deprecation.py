@@ -21,6 +21,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 __all__ = [
+    "FORWARDED",
     "GUIDE",
     "REMOVED",
     "RemovedAttributeHints",
@@ -107,12 +108,50 @@ class RemovedAttributeHints:
         deprecated("TrialEnv._post_init(allow_empty_timing=...)", "nothing (delete the override)")
 
 
+#: Task attributes 2.3.1's tutorials and tests read through a wrapper (gymnasium 0.29 forwarded).
+FORWARDED = (
+    "timing",
+    "rewards",
+    "dt",
+    "t_ind",
+    "ob",
+    "gt",
+    "trial",
+    "in_period",
+    "gt_now",
+    "ob_now",
+)
+
+
+def _forwarded(name: str) -> property:
+    """A wrapper attribute that reads the task's ``name`` (warned) unless the wrapper set its own.
+
+    As in 2.3.1: ``wrapper.timing`` is the task's timing; ``self.ob = ...`` in a wrapper gives
+    the wrapper an ``ob`` of its own, which reads return from then on.
+    """
+
+    def read(self: Any) -> Any:
+        own = self.__dict__
+        if name in own:
+            return own[name]
+        deprecated(f"reading {name!r} through a wrapper", f"env.unwrapped.{name}")
+        return getattr(self.unwrapped, name)
+
+    def write(self: Any, value: Any) -> None:
+        self.__dict__[name] = value
+
+    return property(read, write, doc=f"The task's ``{name}`` (2.3.1's forwarding, warned).")
+
+
 class WrapperHints:
-    """Mixin of neurogym's wrappers: a missing attribute raises an error that says why.
+    """Mixin of neurogym's wrappers: 2.3.1's reads of task attributes, and precise errors.
 
     gymnasium 0.29 (NeuroGym 2.3.1's) forwarded a wrapper's missing attributes to the env
-    inside; gymnasium 1.0 does not, and neither do neurogym's wrappers (a forwarded read would
-    change what ``hasattr`` answers). Reading one the task has names ``env.unwrapped.<name>``.
+    inside; gymnasium 1.0 does not, and neither do neurogym's wrappers in general (a forwarded
+    read would change what ``hasattr`` answers). The task attributes 2.3.1 code reads through
+    wrappers (:data:`FORWARDED`: ``env.timing``, ``env.gt_now``, ``env.in_period(...)``, ...)
+    are read from the task with a warning naming ``env.unwrapped.<name>``; any other missing
+    attribute the task has raises an error naming ``env.unwrapped.<name>``.
     """
 
     def __getattr__(self, name: str) -> NoReturn:
@@ -126,6 +165,11 @@ class WrapperHints:
             raise removed_attribute(self, name) from None
         hint = f"env.unwrapped.{name} (gymnasium 1.0 wrappers do not forward attributes)"
         raise removed_attribute(self, name, hint)
+
+
+for _name in FORWARDED:
+    setattr(WrapperHints, _name, _forwarded(_name))
+del _name
 
 
 class TaskGenerator(np.random.Generator):

@@ -95,7 +95,8 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
     Attributes:
         data: The log since the last write, one list entry per trial.
         config: 2.3.1's configuration of this Monitor (deprecated).
-        data_eval: The log of the last :meth:`evaluate_policy` run.
+        data_eval: The log of the last :meth:`evaluate_policy` run: one numpy array per key
+            (``trial``: a list of the trials' dicts).
         num_tr: Trials ended since construction.
 
     Raises:
@@ -148,7 +149,7 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         self.save_dir = None if save_dir is None else Path(save_dir)
         self.step_fn = step_fn
         self.data = _empty_log()
-        self.data_eval: dict[str, list[Any]] = _empty_log()
+        self.data_eval: dict[str, Any] = _empty_log()
         self.num_tr = 0
         self.cum_reward = 0.0
         self._steps_since_save = 0
@@ -313,11 +314,16 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
                 trials += 1
                 _log_trial(self.data_eval, action, reward, cum, info)
                 cum = 0.0
+        # Arrays, as 2.3.1 gave (its examples index them with masks); trial dicts stay a list.
+        self.data_eval = {
+            key: values if key == "trial" else _as_array(values)
+            for key, values in self.data_eval.items()
+        }
         return self._summary(verbose)
 
     def _summary(self, verbose: bool) -> dict[str, Any]:
         rewards = [float(r) for r in self.data_eval["reward"]]
-        cum_rewards = self.data_eval["cum_reward"]
+        cum_rewards = [float(c) for c in self.data_eval["cum_reward"]]
         performances = [float(p) for p in self.data_eval["performance"]]
         result = {
             "rewards": rewards,
