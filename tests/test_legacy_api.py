@@ -170,7 +170,8 @@ MOVED = {
     "neurogym.wrappers.monitor": {"Monitor": wrappers.Monitor},
     "neurogym.wrappers": {"ALL_WRAPPERS": None, "all_wrappers": None},
     "neurogym.config": dict.fromkeys(("Config", "config")),
-    "neurogym": dict.fromkeys(("all_envs", "all_tags", "get_collection", "info")),
+    "neurogym": dict.fromkeys(("all_envs", "all_tags", "get_collection", "info"))
+    | {"_SB3_INSTALLED": True, "_PSYCHOPY_INSTALLED": False},  # the integration venv has SB3
 }
 # Names that kept their 2.3.1 path (nothing to warn about).
 UNCHANGED = {("neurogym.wrappers.monitor", "Monitor"), ("neurogym", "info")}

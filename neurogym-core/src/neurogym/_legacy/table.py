@@ -153,6 +153,13 @@ def _top_level() -> dict[str, Entry]:
         "BaseEnv": Entry("neurogym:TrialEnv", "neurogym.TrialEnv"),
         "ngym_random": Entry("neurogym._legacy.utils", "neurogym.TruncExp / neurogym.timing"),
         "random": Entry("neurogym._legacy.utils", "neurogym.TruncExp / neurogym.timing"),
+        "_SB3_INSTALLED": Entry(
+            "neurogym._legacy.utils:SB3_INSTALLED",
+            "importlib.util.find_spec('stable_baselines3') is not None",
+        ),
+        "_PSYCHOPY_INSTALLED": Entry(
+            "neurogym._legacy.utils:PSYCHOPY_INSTALLED", "nothing (no psychopy tasks in 3.0)"
+        ),
     }
 
 

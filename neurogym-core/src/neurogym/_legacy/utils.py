@@ -7,6 +7,7 @@ as small as the 2.3.1 function it stands for. Tasks do not use them: today's tim
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import math
 from collections import OrderedDict
@@ -20,6 +21,8 @@ import numpy as np
 from neurogym import timing
 
 __all__ = [
+    "PSYCHOPY_INSTALLED",
+    "SB3_INSTALLED",
     "TruncExp",
     "circular_dist",
     "compute_perf",
@@ -42,6 +45,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: 2.3.1 logged through loguru; today neurogym logs through the standard ``logging`` module.
 logger = logging.getLogger("neurogym")
+
+#: 2.3.1's ``neurogym._SB3_INSTALLED`` and ``_PSYCHOPY_INSTALLED`` (no psychopy tasks in 3.0).
+SB3_INSTALLED = importlib.util.find_spec("stable_baselines3") is not None
+PSYCHOPY_INSTALLED = False
 
 _DISTRIBUTIONS = ("uniform", "choice", "truncated_exponential", "constant")
 
