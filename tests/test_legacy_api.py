@@ -358,3 +358,11 @@ def test_warnings_as_errors_show_exactly_the_2_3_1_names_used():
     assert out.returncode == 1
     assert "neurogym.utils.RandomSchedule is NeuroGym 2.3.1's spelling" in out.stderr
     assert "use neurogym.wrappers.RandomSchedule" in out.stderr
+
+
+def test_2_3_1_duration_dict_reads_the_current_trial_periods():
+    env = neurogym.make("PerceptualDecisionMaking")
+    env.reset(seed=0)
+    with pytest.warns(DeprecationWarning, match=r"env\._duration\[period\].*env\.end_t"):
+        durations = env._duration
+    assert durations == {"fixation": 100.0, "stimulus": 2000.0, "delay": 0.0, "decision": 100.0}

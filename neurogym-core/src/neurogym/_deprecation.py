@@ -81,7 +81,7 @@ def removed_attribute(obj: Any, name: str, hint: str | None = None) -> Attribute
 
 
 class RemovedAttributeHints:
-    """Mixin of tasks: 2.3.1's ``seed``, ``set_top`` and ``_post_init``.
+    """Mixin of tasks: 2.3.1's ``seed``, ``set_top``, ``_duration`` and ``_post_init``.
 
     ``seed`` and ``set_top`` are properties that raise an :class:`AttributeError` naming
     today's spelling, so ``hasattr(env, "seed")`` is False, as gymnasium's ``check_env``
@@ -98,6 +98,13 @@ class RemovedAttributeHints:
     def set_top(self) -> NoReturn:
         """Gone: raises an :class:`AttributeError` saying trial wrappers need no call."""
         raise removed_attribute(self, "set_top")
+
+    @property
+    def _duration(self) -> dict[str, float]:
+        """2.3.1's ``env._duration``: each period's duration in this trial, in ms (warned)."""
+        deprecated("env._duration[period]", "env.end_t[period] - env.start_t[period]")
+        start, end = self.start_t, self.end_t  # type: ignore[attr-defined]
+        return {period: end[period] - start[period] for period in start}
 
     def _post_init(self, allow_empty_timing: bool = False) -> None:
         """2.3.1's post-construction hook: nothing to do (tasks without timing are allowed).
