@@ -1,14 +1,18 @@
-"""NeuroGym 2.3.1's ``Monitor`` arguments: ``config``, ``plot_create``, ``plot_steps``, ``ext``.
+"""NeuroGym 2.3.1's ``Monitor`` arguments and torch activation probes.
 
-:func:`legacy_settings` turns them (each warned once) into the settings today's
+:func:`legacy_settings` turns 2.3.1's arguments (``config``, ``plot_create``, ``plot_steps``,
+``ext``) (each warned once) into the settings today's
 :class:`~neurogym.wrappers.Monitor` uses, and :class:`PlotRecorder` keeps the last steps for
 2.3.1's ``task_<n>.<ext>`` figures, drawn by ``neurogym_apps.plot._legacy.visualize_run``.
-Nothing here is imported unless one of these arguments is given.
+:func:`record_activations` and :func:`plot_activations` serve 2.3.1's methods of those names
+with ``neurogym_apps.train._probes`` (torch). Nothing here is imported unless one of these
+is used.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 from collections import deque
 from collections.abc import Mapping
@@ -23,7 +27,16 @@ import numpy as np
 from neurogym._legacy import deprecated
 from neurogym._legacy.config import Config
 
-__all__ = ["LegacySettings", "PlotRecorder", "as_config", "legacy_settings", "plot_module"]
+__all__ = [
+    "LegacySettings",
+    "PlotRecorder",
+    "as_config",
+    "legacy_settings",
+    "plot_activations",
+    "plot_module",
+    "probes_module",
+    "record_activations",
+]
 
 #: 2.3.1's defaults of the arguments a config may fill.
 DEFAULTS: dict[str, Any] = {
@@ -166,3 +179,52 @@ def config_of(monitor: Any) -> Config:
     own = {key: getattr(monitor, key) for key in ("name", "trigger", "interval", "verbose")}
     own |= {"save_dir": monitor.save_dir, "plot": {"create": False}}
     return Config(env={"name": type(monitor.unwrapped).__name__}, monitor=own)
+
+
+_PROBES = "neurogym_apps.train._probes"
+
+
+def probes_module() -> ModuleType:
+    """``neurogym_apps.train._probes`` (torch), or an ImportError saying how to install it."""
+    try:
+        return importlib.import_module(_PROBES)
+    except ImportError as error:
+        raise ImportError(
+            "Monitor's activation probes need neurogym-apps and torch, which are not installed "
+            f'({error}): pip install "neurogym[train]"'
+        ) from error
+
+
+def record_activations(monitor: Any, layer: Any, name: str | None, steps: int | None) -> Any:
+    """2.3.1's ``monitor.record_activations``: a probe kept in ``monitor.activations``."""
+    deprecated(
+        "neurogym.wrappers.Monitor.record_activations",
+        f"a forward hook of your own (layer.register_forward_hook), or {_PROBES}.ActivationProbe"
+        "(layer, name, steps) and probe.new_trial() at each trial end",
+        stacklevel=4,
+    )
+    probe = probes_module().ActivationProbe(layer, name, steps)
+    old = monitor.activations.pop(probe.name, None)
+    if old is not None:
+        old.remove()
+        logging.getLogger("neurogym.wrappers").warning(
+            "%s: replacing the activation probe %r", monitor.name, probe.name
+        )
+    monitor.activations[probe.name] = probe
+    return probe
+
+
+def plot_activations(monitor: Any, name: str, population: str, **kwargs: Any) -> Any:
+    """2.3.1's ``monitor.plot_activations``: ``(fig, axes)`` of a probe's population."""
+    deprecated(
+        "neurogym.wrappers.Monitor.plot_activations",
+        f"{_PROBES}.plot_activations(probe.history[population], neurons, mean=..., batch_dim=...)",
+        stacklevel=4,
+    )
+    probe = monitor.activations.get(name)
+    if probe is None:
+        raise ValueError(f"no activation probe named {name!r} (have {list(monitor.activations)})")
+    if population not in probe.history:
+        raise KeyError(f"{name!r} has no population {population!r} (has {list(probe.history)})")
+    title = f"{population.capitalize()} neuron activations"
+    return probes_module().plot_activations(probe.history[population], title=title, **kwargs)

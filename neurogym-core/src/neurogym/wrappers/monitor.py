@@ -97,6 +97,7 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         config: 2.3.1's configuration of this Monitor (deprecated).
         data_eval: The log of the last :meth:`evaluate_policy` run: one numpy array per key
             (``trial``: a list of the trials' dicts).
+        activations: 2.3.1's activation probes by name (see :meth:`record_activations`).
         num_tr: Trials ended since construction.
 
     Raises:
@@ -153,6 +154,7 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         self.num_tr = 0
         self.cum_reward = 0.0
         self._steps_since_save = 0
+        self.activations: dict[str, Any] = {}
 
     @property
     def config(self) -> Any:
@@ -180,6 +182,7 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
             self._plot.record(ob, action, reward, info)
         self._steps_since_save += 1
         if info.get("new_trial"):
+            self._end_probe_trials()
             self.num_tr += 1
             _log_trial(self.data, action, reward, self.cum_reward, info)
             if self.max_trials is not None:
@@ -197,6 +200,7 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         """Resets the env and the running summed reward (the log is kept)."""
         self.cum_reward = 0.0
         self._reset_first = False
+        self._end_probe_trials()
         ob, info = self.env.reset(seed=seed, options=options)
         if self._plot is not None:
             self._plot.last_ob = ob
@@ -273,6 +277,44 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
             )
         )
 
+    # ------------------------------------------------------------------ activation probes
+    def record_activations(
+        self, layer: Any, name: str | None = None, steps: int | None = None
+    ) -> Any:
+        """NeuroGym 2.3.1's probe of a torch layer's activations, trial by trial (deprecated).
+
+        Returns a ``neurogym_apps.train._probes.ActivationProbe`` on ``layer`` (its
+        ``history``: population -> trials -> steps of arrays), kept in :attr:`activations`
+        under ``name`` (default the layer's class name); each trial end this Monitor sees (in
+        :meth:`step` and :meth:`evaluate_policy`) starts a new trial. ``steps`` caps the steps
+        kept per trial.
+
+        Raises:
+            ImportError: If neurogym-apps or torch is not installed (``neurogym[train]``).
+        """
+        return _legacy().record_activations(self, layer, name, steps)
+
+    def plot_activations(
+        self,
+        name: str,
+        population: str,
+        figsize: tuple[float, float] | None = None,
+        neurons: int | list[int] | None = None,
+        mean: bool = False,
+        batch_dim: int | None = None,
+    ) -> Any:
+        """NeuroGym 2.3.1's figure of a probe's activations, one panel per neuron (deprecated).
+
+        Returns ``(fig, axes)``: a pyplot-free ``matplotlib.figure.Figure`` and its axes, one
+        per neuron. See ``neurogym_apps.train._probes.plot_activations``.
+        """
+        options = {"figsize": figsize, "neurons": neurons, "mean": mean, "batch_dim": batch_dim}
+        return _legacy().plot_activations(self, name, population, **options)
+
+    def _end_probe_trials(self) -> None:
+        for probe in self.activations.values():
+            probe.new_trial()
+
     # ------------------------------------------------------------------ evaluation
     def evaluate_policy(
         self,
@@ -304,6 +346,7 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         if seed is not None:
             self.action_space.seed(seed)
         ob, _ = self.env.reset(seed=seed)
+        self._end_probe_trials()
         policy = _Policy(model, self.action_space)
         cum, trials = 0.0, 0
         while trials < num_trials:
@@ -311,6 +354,7 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
             ob, reward, _, _, info = self.env.step(action)
             cum += float(reward)
             if info.get("new_trial"):
+                self._end_probe_trials()
                 trials += 1
                 _log_trial(self.data_eval, action, reward, cum, info)
                 cum = 0.0
