@@ -1,7 +1,7 @@
 """NeuroGym 2.3.1's ``neurogym.wrappers.components``: removed (the import says why)."""
 
 raise ImportError(
-    "neurogym.wrappers.components is gone: Monitor's torch activation probes "
-    "(record_activations) are not part of neurogym 3.0; record hidden activity from your "
-    "own network (docs/training.md). See docs/porting.md, 'Upgrading from 2.3.1'."
+    "neurogym.wrappers.components is gone: its probe classes were internals of Monitor's "
+    "activation probes, and monitor.record_activations(layer) / monitor.plot_activations(...) "
+    "work as in 2.3.1 (with neurogym[train]). See docs/porting.md, 'Upgrading from 2.3.1'."
 )
