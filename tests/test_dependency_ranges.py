@@ -14,20 +14,13 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from pyprojects import PROJECTS, ROOT, requirements_of
 
-ROOT = Path(__file__).resolve().parents[1]
-DIRS = sorted(
-    p.parent for p in [*ROOT.glob("*/pyproject.toml"), *ROOT.glob("plugins/*/pyproject.toml")]
-)
-PROJECTS = {d: tomllib.loads((d / "pyproject.toml").read_text(encoding="utf-8")) for d in DIRS}
-META_HOOK = PROJECTS[ROOT / "neurogym-meta"]["tool"]["hatch"]["metadata"]["hooks"]["custom"]
-TEMPLATE_PYPROJECT = next((ROOT / "template").glob("*/pyproject.toml"))
 CONSTRAINTS = ROOT / "constraints.txt"
 TORCH = "torch==2.13.0"  # the CPU wheel on the dev and CI machines
 
@@ -51,19 +44,7 @@ def _groups(pyproject: dict[str, Any]) -> list[str]:
 
 def published_requirements() -> list[tuple[str, str]]:
     """(where, requirement) for every requirement that reaches published metadata."""
-    found = []
-    for directory, pyproject in PROJECTS.items():
-        where = f"{directory.relative_to(ROOT).as_posix()}/pyproject.toml"
-        found += [(where, r) for r in _published(pyproject)]
-    hook = "neurogym-meta/pyproject.toml [tool.hatch.metadata.hooks.custom]"
-    found += [(hook, r) for r in META_HOOK["dependencies"]]
-    for extra in META_HOOK["optional-dependencies"].values():
-        found += [(hook, r) for r in extra]
-    # The template is Jinja, not TOML: read its one-line dependencies list as text.
-    line = re.search(r"^dependencies = \[(.*)\]$", TEMPLATE_PYPROJECT.read_text(), re.MULTILINE)
-    assert line, f"no one-line dependencies list in {TEMPLATE_PYPROJECT}"
-    found += [("template pyproject.toml", r) for r in re.findall(r'"([^"]+)"', line.group(1))]
-    return found
+    return requirements_of(_published)
 
 
 def constraints() -> list[Requirement]:

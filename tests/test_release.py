@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +20,11 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+from pyprojects import DIRS, META_HOOK, PROJECTS, ROOT, requirements_of
 
-ROOT = Path(__file__).resolve().parents[1]
-DIRS = sorted(
-    p.parent for p in [*ROOT.glob("*/pyproject.toml"), *ROOT.glob("plugins/*/pyproject.toml")]
-)
-PROJECTS = {d: tomllib.loads((d / "pyproject.toml").read_text(encoding="utf-8")) for d in DIRS}
 VERSIONS = {
     canonicalize_name(p["project"]["name"]): p["project"]["version"] for p in PROJECTS.values()
 }
-TEMPLATE_PYPROJECT = next((ROOT / "template").glob("*/pyproject.toml"))
-META_HOOK = PROJECTS[ROOT / "neurogym-meta"]["tool"]["hatch"]["metadata"]["hooks"]["custom"]
 # Keep a Changelog's section names.
 SECTIONS = {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
 
@@ -60,22 +53,7 @@ def _requirements(pyproject: dict[str, Any]) -> list[str]:
 
 def _all_requirements() -> list[tuple[str, str]]:
     """(where, requirement) for every requirement in the repository's pyproject files."""
-    found = [
-        ("pyproject.toml", r)
-        for r in _requirements(tomllib.loads((ROOT / "pyproject.toml").read_text()))
-    ]
-    for directory, pyproject in PROJECTS.items():
-        where = f"{directory.relative_to(ROOT).as_posix()}/pyproject.toml"
-        found += [(where, r) for r in _requirements(pyproject)]
-    hook = "neurogym-meta/pyproject.toml [tool.hatch.metadata.hooks.custom]"
-    found += [(hook, r) for r in META_HOOK["dependencies"]]
-    for extra in META_HOOK["optional-dependencies"].values():
-        found += [(hook, r) for r in extra]
-    # The template is Jinja, not TOML: its dependencies line is plain text.
-    line = re.search(r"^dependencies = \[(.*)\]$", TEMPLATE_PYPROJECT.read_text(), re.MULTILINE)
-    assert line, f"no one-line dependencies list in {TEMPLATE_PYPROJECT}"
-    found += [("template pyproject.toml", r) for r in re.findall(r'"([^"]+)"', line.group(1))]
-    return found
+    return requirements_of(_requirements, root=True)
 
 
 def test_the_distributions_are_found():
