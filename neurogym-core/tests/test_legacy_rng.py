@@ -91,7 +91,8 @@ def test_batches_datasets_and_the_conformance_kit_take_such_a_task():
     x, *_ = neurogym.batch(RandomStateTask(), 8, seed=2)
     again, *_ = neurogym.batch(RandomStateTask(), 8, seed=2)
     assert np.array_equal(x, again)
-    inputs, targets = next(neurogym.Dataset(RandomStateTask(), batch_size=2, seq_len=9, seed=0))
+    stream = neurogym.Dataset(RandomStateTask(), batch_size=2, seq_len=9, cache_len=27, seed=0)
+    inputs, targets = next(stream)
     assert inputs.shape == (9, 2, 2)
     assert set(np.unique(targets)) <= {0, 1}
     assert check_task(RandomStateTask(), steps=60) is None

@@ -144,10 +144,69 @@ def test_a_wrapper_that_fails_to_serve_releases_the_task():
         task.step(0)
 
 
-def test_a_step_wrapper_that_changes_observations_cannot_sit_inside_a_trial_wrapper():
-    with pytest.raises(TypeError, match=r"apply PassAction outside the ForceGt .* after ForceGt"):
-        ForceGt(ngw.PassAction(Toy()), gt=1)
-    ngw.PassAction(ForceGt(Toy(), gt=1))  # outside is fine
+class _Doubled(gym.Wrapper):
+    """Changes observations (a new space) without an observation(ob) method."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (6,), np.float32)
+
+    def step(self, action):
+        ob, *rest = self.env.step(action)
+        return np.concatenate([ob, ob]), *rest
+
+
+def test_a_step_wrapper_changing_observations_without_observation_cannot_sit_inside():
+    with pytest.raises(TypeError, match=r"_Doubled changes observations without an observation"):
+        ForceGt(_Doubled(Toy()), gt=1)
+    ForceGt(ngw.PassAction(Toy()), gt=1)  # PassAction shows the first observation itself
+
+
+def _run(env, actions):
+    ob, _ = env.reset(seed=3)
+    steps = [(ob, 0.0, {})]
+    for action in actions:
+        ob, reward, _, _, info = env.step(action)
+        steps.append((ob, reward, {k: v for k, v in info.items() if k != "trial"}))
+    return steps
+
+
+@pytest.mark.parametrize("inner_first", [True, False])
+def test_2_3_1_order_trial_wrapper_outside_pass_action_and_pass_reward(inner_first):
+    # NeuroGym 2.3.1's perceptualdecisionmaking notebook: SideBias(PassAction(PassReward(task))).
+    # The trial wrapper serves the trials either way, so both orders step alike.
+    def outside():
+        return ngw.SideBias(
+            ngw.PassAction(ngw.PassReward(Toy())), probs=[[0.9, 0.1], [0.1, 0.9]], block_dur=4
+        )
+
+    def inside():
+        return ngw.PassAction(
+            ngw.PassReward(ngw.SideBias(Toy(), probs=[[0.9, 0.1], [0.1, 0.9]], block_dur=4))
+        )
+
+    actions = np.random.default_rng(0).integers(0, 3, 300)
+    a, b = (outside(), inside()) if inner_first else (inside(), outside())
+    assert a.observation_space == b.observation_space
+    for (ob_a, r_a, info_a), (ob_b, r_b, info_b) in zip(
+        _run(a, actions), _run(b, actions), strict=True
+    ):
+        np.testing.assert_array_equal(ob_a, ob_b)
+        assert r_a == r_b
+        assert info_a.keys() == info_b.keys()
+        assert all(np.array_equal(info_a[k], info_b[k]) for k in info_a)
+
+
+def test_a_trial_wrapper_outside_noise_is_seeded_and_shows_noisy_first_observations():
+    def make():
+        return ngw.SideBias(ngw.Noise(Toy(), std_noise=0.5), probs=[[1.0, 0.0]], block_dur=5)
+
+    first, second = _run(make(), [0] * 40), _run(make(), [0] * 40)
+    for (ob_a, *_), (ob_b, *_) in zip(first, second, strict=True):
+        np.testing.assert_array_equal(ob_a, ob_b)
+    boundaries = [k for k, (_, _, info) in enumerate(first) if info.get("new_trial")]
+    assert boundaries  # the first observation of each new trial is noisy, not the task's own
+    assert all(not np.isin(first[k][0], [0.0, 1.0]).all() for k in boundaries)
 
 
 def test_new_trial_called_directly_passes_down_the_chain():

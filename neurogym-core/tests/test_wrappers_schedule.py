@@ -273,8 +273,8 @@ def test_a_dataset_over_schedule_envs_is_seeded_and_mixes_the_envs():
     import neurogym
 
     env = _values_env([1.0, 2.0], ngw.RandomSchedule(2))
-    first = neurogym.Dataset(env, batch_size=4, seq_len=40, seed=3)
-    again = neurogym.Dataset(env, batch_size=4, seq_len=40, seed=3)
+    first = neurogym.Dataset(env, batch_size=4, seq_len=40, cache_len=80, seed=3)
+    again = neurogym.Dataset(env, batch_size=4, seq_len=40, cache_len=80, seed=3)
     for _ in range(3):
         (a, b), (c, d) = next(first), next(again)
         np.testing.assert_array_equal(a, c)

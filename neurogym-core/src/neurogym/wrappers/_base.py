@@ -69,39 +69,61 @@ def _changes_observation(wrapper: gym.Wrapper[Any, Any, Any, Any]) -> bool:
     )
 
 
-def check_switchable(env: gym.Env[Any, Any], who: str) -> None:
-    """Checks that ``who``, a trial wrapper, can generate ``env``'s trials.
-
-    A trial wrapper returns the first observation of each trial it generates itself (the env
-    was not stepped into it), computed by :func:`observation_now`. That works through trial
-    wrappers (they implement ``current_observation``) and through step wrappers that leave the
-    observation alone, but not through step wrappers that change it.
-
-    Raises:
-        TypeError: Naming the step wrapper that changes observations; apply it outside ``who``.
-    """
+def _shown_through(env: gym.Env[Any, Any]) -> list[gym.Wrapper[Any, Any, Any, Any]]:
+    """The step wrappers between ``env`` and its trial source that change observations."""
+    shown = []
     for link in iter_chain(env):
         if not isinstance(link, gym.Wrapper) or isinstance(link, TrialWrapper):
             break
         if _changes_observation(link):
+            shown.append(link)
+    return shown
+
+
+def check_switchable(env: gym.Env[Any, Any], who: str, *, shown: bool = True) -> None:
+    """Checks that ``who``, a trial wrapper, can generate ``env``'s trials.
+
+    A trial wrapper returns the first observation of each trial it generates itself (the env
+    was not stepped into it), computed by :func:`observation_now`. That works through trial
+    wrappers (they implement ``current_observation``), through step wrappers that leave the
+    observation alone, and through step wrappers that change it and say how with an
+    ``observation(ob)`` method (neurogym's PassAction, PassReward and Noise, and gymnasium's
+    ``ObservationWrapper``s), as NeuroGym 2.3.1's chains (``SideBias(PassAction(task))``) need.
+
+    Args:
+        env: The env ``who`` wraps.
+        who: The trial wrapper's class name (for the message).
+        shown: Whether such ``observation(ob)`` methods may show the first observation. An env
+            switcher passes False for its envs: the newly active env's step wrappers did not
+            see the step that ended the trial (its action and reward).
+
+    Raises:
+        TypeError: Naming a step wrapper that changes observations without ``observation``
+            (with ``shown=False``: any step wrapper that changes observations).
+    """
+    for link in _shown_through(env):
+        if not shown or not callable(getattr(link, "observation", None)):
             name = type(link).__name__
             raise TypeError(
                 f"{who} cannot generate the trials of {env}: its step wrapper {name} changes "
-                f"observations, and {who} returns the first observation of each trial it "
-                f"generates; apply {name} outside the {who} (in neurogym.make(wrappers=[...]), "
-                f"list {name} after {who})"
+                f"observations{'' if not shown else ' without an observation(ob) method'}, and "
+                f"{who} returns the first observation of each trial it generates; apply {name} "
+                f"outside the {who} (in neurogym.make(wrappers=[...]), list {name} after {who})"
             )
-    require_trial_env(link, who)
+    require_trial_env(env, who)
 
 
 def observation_now(env: gym.Env[Any, Any]) -> Any:
     """The observation ``env`` shows at the current step of its current trial.
 
-    Used when an env becomes active at a trial boundary without having been stepped. ``env``
-    must pass :func:`check_switchable`.
+    Used when an env becomes active at a trial boundary without having been stepped: the trial
+    source's ``current_observation()``, passed through the ``observation(ob)`` of each step
+    wrapper between them that changes observations. ``env`` must pass :func:`check_switchable`.
     """
-    source = trial_source(env)
-    return source.current_observation()
+    ob = trial_source(env).current_observation()
+    for link in reversed(_shown_through(env)):  # innermost first, as a step would show it
+        ob = link.observation(ob)
+    return ob
 
 
 class TrialWrapper(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):

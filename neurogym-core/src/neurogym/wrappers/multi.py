@@ -117,7 +117,7 @@ class MultiEnvs(TrialWrapper):
             raise ValueError(f"{who} needs at least one env")
         super().__init__(envs[0])
         for env in envs:
-            check_switchable(env, who)
+            check_switchable(env, who, shown=False)
         if len({id(env.unwrapped) for env in envs}) != len(envs):
             raise ValueError(f"{who} needs distinct envs; the same task appears twice")
         _check_same_spaces(envs, who)

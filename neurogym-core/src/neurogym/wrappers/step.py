@@ -86,6 +86,7 @@ class PassAction(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         )
         self._dtype = self.observation_space.dtype
         self._n = self.observation_space.shape[0] - self._size
+        self._last: Any = 0  # the last action (shown by observation())
 
     def _extend(self, ob: Any, action: Any) -> np.ndarray:
         out = np.empty(self._n + self._size, dtype=self._dtype)
@@ -93,8 +94,16 @@ class PassAction(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         out[self._n :] = np.ravel(action)
         return out
 
+    def observation(self, ob: Any) -> np.ndarray:
+        """``ob`` with the last action appended (0 before the first step), as ``step`` shows it.
+
+        An outer trial wrapper shows the first observation of a trial it generates this way.
+        """
+        return self._extend(ob, self._last)
+
     def step(self, action: Any) -> Step:
         """Steps the env and appends ``action`` to the observation."""
+        self._last = action
         ob, reward, terminated, truncated, info = self.env.step(action)
         return self._extend(ob, action), reward, terminated, truncated, info
 
@@ -102,6 +111,7 @@ class PassAction(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Resets the env; the action dims of the first observation are 0."""
+        self._last = 0
         ob, info = self.env.reset(seed=seed, options=options)
         return self._extend(ob, 0), info
 
@@ -122,6 +132,7 @@ class PassReward(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         self.observation_space = extend_box(env.observation_space, 1, "reward", "PassReward")
         self._dtype = self.observation_space.dtype
         self._n = self.observation_space.shape[0] - 1
+        self._last: Any = 0.0  # the last reward (shown by observation())
 
     def _extend(self, ob: Any, reward: Any) -> np.ndarray:
         out = np.empty(self._n + 1, dtype=self._dtype)
@@ -129,15 +140,24 @@ class PassReward(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         out[self._n] = reward
         return out
 
+    def observation(self, ob: Any) -> np.ndarray:
+        """``ob`` with the last reward appended (0 before the first step), as ``step`` shows it.
+
+        An outer trial wrapper shows the first observation of a trial it generates this way.
+        """
+        return self._extend(ob, self._last)
+
     def step(self, action: Any) -> Step:
         """Steps the env and appends the reward to the observation."""
         ob, reward, terminated, truncated, info = self.env.step(action)
+        self._last = reward
         return self._extend(ob, reward), reward, terminated, truncated, info
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Resets the env; the reward dim of the first observation is 0."""
+        self._last = 0.0
         ob, info = self.env.reset(seed=seed, options=options)
         return self._extend(ob, 0.0), info
 
@@ -201,6 +221,10 @@ class Noise(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         self.w = int(w)
         self.step_noise = float(step_noise)
         self.perf: list[float] = []
+
+    def observation(self, ob: Any) -> Any:
+        """``ob`` with noise added, as ``step`` shows it (for an outer trial wrapper)."""
+        return self._noisy(ob)
 
     def _noisy(self, ob: Any) -> Any:
         ob = np.asarray(ob)
