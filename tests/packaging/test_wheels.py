@@ -20,6 +20,7 @@ import re
 import subprocess
 import tarfile
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -173,22 +174,37 @@ def test_neurogym_upgrades_a_2_3_1_venv_to_every_task_and_the_app_commands(wheel
     assert json.loads((runs / "metrics.json").read_text())["task"].endswith(
         "PerceptualDecisionMaking-v0"
     )
-    # tests/compat: 2.3.1-style scripts print what their 3.0 counterparts print, here too
-    # (tests/test_compat_scripts.py runs them in the dev venv).
+    # tests/compat: each 2.3.1-style script runs unchanged in the upgraded venv, warns for its
+    # 2.3.1 names, and prints what its 3.0 twin prints (two scripts at a time).
     run([*pip, "stable-baselines3"], env=env)  # the rl pair; constrained like every install
-    python = bin_dir / "python"
     compat = ROOT / "tests" / "compat"
     patterns = sorted(p.stem.removeprefix("legacy_") for p in compat.glob("legacy_*.py"))
-    assert len(patterns) == 6, patterns
-    for pattern in patterns:
-        legacy, new = (
-            json.loads(run([python, "-W", warnings, compat / script], env=env, cwd=tmp_path))
-            for script, warnings in (
-                (f"legacy_{pattern}.py", "ignore::DeprecationWarning"),
-                (f"new_{pattern}.py", "error::DeprecationWarning"),
-            )
+    assert patterns == ["custom", "info", "plotting", "rl", "supervised", "yang19"]
+    assert sorted(p.stem.removeprefix("new_") for p in compat.glob("new_*.py")) == patterns
+    scripts = [
+        (compat / f"{kind}_{pattern}.py", warnings)
+        for pattern in patterns
+        for kind, warnings in (("legacy", "always"), ("new", "error"))
+    ]
+
+    def script(args: tuple[Path, str]) -> subprocess.CompletedProcess[str]:
+        path, warnings = args
+        command = [bin_dir / "python", "-W", f"{warnings}::DeprecationWarning", path]
+        return subprocess.run(
+            command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=TIMEOUT,
+            check=False,
         )  # fmt: skip
-        assert legacy == new, pattern
+
+    with ThreadPoolExecutor(2) as pool:
+        done = dict(
+            zip((path.stem for path, _ in scripts), pool.map(script, scripts), strict=True)
+        )
+    for name, result in done.items():
+        assert result.returncode == 0, f"{name}:\n{result.stderr}"
+    for pattern in patterns:
+        legacy, new = done[f"legacy_{pattern}"], done[f"new_{pattern}"]
+        assert json.loads(legacy.stdout) == json.loads(new.stdout), pattern
+        assert "is NeuroGym 2.3.1's spelling" in legacy.stderr, pattern  # the old names warn
 
 
 def _metadata(wheel: Path) -> str:
