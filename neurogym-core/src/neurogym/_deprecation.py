@@ -121,6 +121,8 @@ FORWARDED = (
     "rewards",
     "dt",
     "t_ind",
+    "tmax",
+    "num_tr",
     "ob",
     "gt",
     "trial",
