@@ -101,5 +101,8 @@ def test_batches_datasets_and_the_conformance_kit_take_such_a_task():
 def test_an_unseeded_env_makes_a_task_generator_too():
     env = RandomStateTask()
     assert isinstance(env.rng, TaskGenerator)
+    first_the_seed = RandomStateTask()  # gymnasium's np_random_seed makes the generator too
+    assert isinstance(first_the_seed.np_random_seed, int)
+    assert isinstance(first_the_seed.rng, TaskGenerator)
     env.np_random = np.random.default_rng(0)  # a generator given by the user is kept as it is
     assert type(env.rng) is np.random.Generator

@@ -24,6 +24,7 @@ __all__ = [
     "FORWARDED",
     "GUIDE",
     "REMOVED",
+    "OwnGenerator",
     "RemovedAttributeHints",
     "TaskGenerator",
     "WrapperHints",
@@ -225,3 +226,34 @@ def task_generator(seed: int | None = None) -> tuple[TaskGenerator, int]:
 def as_task_generator(rng: np.random.Generator) -> TaskGenerator:
     """``rng`` as a :class:`TaskGenerator` drawing from the same bit generator (same stream)."""
     return rng if isinstance(rng, TaskGenerator) else TaskGenerator(rng.bit_generator)
+
+
+class OwnGenerator:
+    """Mixin of tasks: gymnasium's ``np_random`` and ``np_random_seed``, made as a TaskGenerator.
+
+    gymnasium's own properties make a plain ``Generator`` on first use (either of them); here
+    both make a :class:`TaskGenerator`, so every generator an env makes for itself answers
+    2.3.1's RandomState names. A generator assigned to ``np_random`` is kept as it is.
+    """
+
+    _np_random: np.random.Generator | None
+    _np_random_seed: int | None
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's generator, made unseeded on first use."""
+        if self._np_random is None:
+            self._np_random, self._np_random_seed = task_generator()
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._np_random = value
+        self._np_random_seed = -1  # as gymnasium: the seed of a given generator is unknown
+
+    @property
+    def np_random_seed(self) -> int:
+        """The seed of the env's generator (-1 if it was assigned), made on first use."""
+        if self._np_random_seed is None:
+            self._np_random, self._np_random_seed = task_generator()
+        return self._np_random_seed

@@ -13,9 +13,9 @@ import gymnasium as gym
 import numpy as np
 
 from neurogym._deprecation import (  # 2.3.1's seed() and RandomState names
+    OwnGenerator,
     RemovedAttributeHints,
     as_task_generator,
-    task_generator,
 )
 from neurogym._env.actions import checked_action, discrete_bounds, small_box_shape
 from neurogym._env.authoring import AuthoringMixin
@@ -57,7 +57,12 @@ class EmptyPeriodWarning(UserWarning):
 
 
 class TrialEnv(
-    AuthoringMixin, RuleStepping, RewardsAndTiming, RemovedAttributeHints, gym.Env[np.ndarray, Any]
+    AuthoringMixin,
+    RuleStepping,
+    RewardsAndTiming,
+    RemovedAttributeHints,
+    OwnGenerator,
+    gym.Env[np.ndarray, Any],
 ):
     """Base class of trial-based tasks.
 
@@ -197,18 +202,6 @@ class TrialEnv(
     @rng.setter
     def rng(self, value: np.random.Generator) -> None:
         self.np_random = value
-
-    @property
-    def np_random(self) -> np.random.Generator:
-        """Gymnasium's ``np_random``, made (unseeded) as a ``TaskGenerator`` on first use."""
-        if self._np_random is None:
-            self._np_random, self._np_random_seed = task_generator()
-        return self._np_random
-
-    @np_random.setter
-    def np_random(self, value: np.random.Generator) -> None:
-        self._np_random = value
-        self._np_random_seed = -1  # as gymnasium: the seed of a given generator is unknown
 
     ob_now: str = OBNOW
     """Sentinel for ``_step`` to return: ``step`` replaces it by the next observation (set on
