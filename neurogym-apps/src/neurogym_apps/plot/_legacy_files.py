@@ -18,6 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from neurogym_apps.plot._psychometric import PsychometricFit, _cdf, fit_psychometric
+from neurogym_apps.plot._training import monitor_files
 
 __all__ = [
     "order_by_suffix",
@@ -161,8 +162,7 @@ def plot_training_history(
         The figure.
     """
     root = Path(folder)
-    files = [p for p in root.glob("trial_*.npz") if re.fullmatch(r"trial_\d+\.npz", p.name)]
-    files.sort(key=lambda p: _suffix(p.name))
+    files = monitor_files(root)
     fig = Figure(figsize=figsize, layout="constrained")
     axes: list[Axes] = list(fig.subplots(1, 2 if plot_performance else 1, squeeze=False)[0])
     title = f"Training history for {name or root.name}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,17 @@ def moving_average(values: Any, window: int) -> np.ndarray:
     return out
 
 
+def monitor_files(folder: str | Path) -> list[Path]:
+    """A Monitor's saved logs in ``folder`` (``trial_<n>.npz``), in the order of ``n``."""
+    files = [
+        p for p in Path(folder).glob("trial_*.npz") if re.fullmatch(r"trial_\d+\.npz", p.name)
+    ]
+    return sorted(files, key=lambda p: int(p.stem.removeprefix("trial_")))
+
+
 def _load(folder: str | Path) -> dict[str, Any]:
     """A Monitor's saved logs (``trial_<n>.npz``), concatenated in the order of ``n``."""
-    files = sorted(Path(folder).glob("trial_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
+    files = monitor_files(folder)
     if not files:
         raise ValueError(f"no Monitor logs (trial_<n>.npz) in {str(folder)!r}")
     parts = [np.load(path, allow_pickle=True) for path in files]

@@ -62,13 +62,13 @@ def served_trials(env: gym.Env[Any, Any], n: int, seed: int, *, private: bool) -
 def _without_batches(env: gym.Env[Any, Any], source: Any) -> bool:
     """Whether the chain switches envs where no batch can be built (as ``new_trials`` says).
 
-    Only an env switcher that builds mixed batches itself (``MultiEnvs``, ``ScheduleEnvs``,
-    ``TaskSet``: ``mixes_batches``) and is the chain's batch source has batches; the served
-    trials follow the same rule.
+    An env switcher (``MultiEnvs``, ``ScheduleEnvs``, ``TaskSet``) builds mixed batches itself
+    when it is the chain's batch source; a trial wrapper outside one cannot (its looped batch
+    would need the switcher's envs). The served trials follow the same rule.
     """
     for link in iter_chain(env):
         if getattr(type(link), "switches_envs", False):
-            return link is not source or not getattr(type(link), "mixes_batches", False)
+            return link is not source
     return False
 
 

@@ -17,7 +17,6 @@ import os
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
@@ -26,6 +25,7 @@ import numpy as np
 
 from neurogym._legacy import deprecated
 from neurogym._legacy.config import Config
+from neurogym._legacy.utils import iso_timestamp
 
 __all__ = [
     "LegacySettings",
@@ -52,15 +52,24 @@ NEW = {
 }
 
 
-def plot_module() -> ModuleType:
-    """``neurogym_apps.plot._legacy``, or an ImportError saying how to install it."""
+def _apps_module(name: str, purpose: str, extra: str) -> ModuleType:
+    """The neurogym-apps module ``name``, or an ImportError naming what installs it."""
     try:
-        return importlib.import_module("neurogym_apps.plot._legacy")
+        return importlib.import_module(name)
     except ImportError as error:
         raise ImportError(
-            "Monitor's figures (plot_create, plot_training_history) are drawn by neurogym-apps "
-            f'with matplotlib, which are not installed ({error}): pip install "neurogym[plot]"'
+            f'{purpose}, which are not installed ({error}): pip install "neurogym[{extra}]"'
         ) from error
+
+
+def plot_module() -> ModuleType:
+    """``neurogym_apps.plot._legacy``, or an ImportError saying how to install it."""
+    return _apps_module(
+        "neurogym_apps.plot._legacy",
+        "Monitor's figures (plot_create, plot_training_history) are drawn by neurogym-apps "
+        "with matplotlib",
+        "plot",
+    )
 
 
 def as_config(config: Any) -> Config:
@@ -155,7 +164,7 @@ def legacy_settings(env: Any, config: Any, args: dict[str, Any]) -> LegacySettin
         ]
     }  # fmt: skip
     cfg.env.name = cfg.env.name or task
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d_%H-%M-%S")
+    stamp = iso_timestamp()
     save_dir = args["save_dir"] or mon.save_dir or Path(cfg.local_dir) / cfg.env.name / stamp
     mon.name = args["name"] or mon.name or task
     mon.trigger, mon.interval, mon.verbose = (
@@ -186,13 +195,9 @@ _PROBES = "neurogym_apps.train._probes"
 
 def probes_module() -> ModuleType:
     """``neurogym_apps.train._probes`` (torch), or an ImportError saying how to install it."""
-    try:
-        return importlib.import_module(_PROBES)
-    except ImportError as error:
-        raise ImportError(
-            "Monitor's activation probes need neurogym-apps and torch, which are not installed "
-            f'({error}): pip install "neurogym[train]"'
-        ) from error
+    return _apps_module(
+        _PROBES, "Monitor's activation probes need neurogym-apps and torch", "train"
+    )
 
 
 def record_activations(monitor: Any, layer: Any, name: str | None, steps: int | None) -> Any:

@@ -329,10 +329,6 @@ def _wrappers() -> dict[str, dict[str, Entry]]:
 def _config() -> dict[str, dict[str, Entry]]:
     config = "neurogym._legacy.config"
     names = ("Config", "config")
-    components = (
-        "AgentConfig", "AgentInferenceConfig", "AgentTrainingConfig", "EnvConfig",
-        "MonitorConfig", "MonitorPlotConfig", "PlotConfig", "PlotFontConfig", "PlotLegendConfig",
-    )  # fmt: skip
     spelling = "Monitor's own arguments (Monitor(env, trigger=..., interval=...))"
     # 2.3.1's neurogym/config/components/<file>.py and the classes each defines.
     files = {
@@ -352,7 +348,9 @@ def _config() -> dict[str, dict[str, Entry]]:
         | {sub: Submodule(f"neurogym.config.{sub}") for sub in ("base", "components")},
         "neurogym.config.config": {name: Entry(f"{config}:{name}", spelling) for name in names},
         "neurogym.config.components": {
-            name: Entry(f"{config}:{name}", spelling) for name in components
+            name: Entry(f"{config}:{name}", spelling)
+            for classes in files.values()
+            for name in classes
         }
         | {file: Submodule(f"neurogym.config.components.{file}") for file in files},
         "neurogym.config.base": {

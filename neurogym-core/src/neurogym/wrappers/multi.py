@@ -107,8 +107,6 @@ class MultiEnvs(TrialWrapper):
 
     #: Read by wrappers that must not sit outside an env switch (ReactionTime).
     switches_envs: ClassVar[bool] = True
-    #: Builds mixed batches of its envs (read by ``neurogym.batch``'s served trials).
-    mixes_batches: ClassVar[bool] = True
 
     def __init__(self, envs: Sequence[gym.Env[Any, Any]], env_input: bool = False) -> None:
         envs = list(envs)
@@ -184,7 +182,8 @@ class MultiEnvs(TrialWrapper):
         """
         n = validate.positive_int(n, "n")
         tasks = [stepping_task(env) for env in self.envs]
-        saved = [(task._current, task.num_tr) for task in tasks], self.i_env, self._next_i
+        currents = [(task._current, task.num_tr) for task in tasks]
+        i_env, next_i = self.i_env, self._next_i
         rows: list[tuple[int, TrialBatch, dict[str, Any]]] = []
         try:
             for k in range(n):
@@ -192,9 +191,9 @@ class MultiEnvs(TrialWrapper):
                 task = tasks[self.i_env]
                 rows.append((self.i_env, task._current_builder().finish(None), trial or {}))
         finally:
-            for task, (current, num_tr) in zip(tasks, saved[0], strict=True):
+            for task, (current, num_tr) in zip(tasks, currents, strict=True):
                 task._current, task.num_tr = current, num_tr
-            self.i_env, self._next_i = saved[1], saved[2]
+            self.i_env, self._next_i = i_env, next_i
         return merge_switcher_rows(self, rows)
 
     def current_observation(self) -> Any:
