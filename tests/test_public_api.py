@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 from pathlib import Path
@@ -45,6 +46,7 @@ def test_the_section_lists_the_expected_modules():
     assert "neurogym_apps.train" in PUBLIC
     assert "neurogym.data" in PUBLIC
     assert "neurogym.wrappers" in PUBLIC
+    assert "neurogym.commands" in PUBLIC
     assert len(PUBLIC) >= 12
 
 
@@ -80,6 +82,54 @@ def test_plugins_and_template_import_only_public_paths(path):
                 if name not in neurogym.__all__
             ]
     assert not problems, f"{path.relative_to(ROOT)}: " + "; ".join(problems)
+
+
+def imported_modules(source: str) -> set[str]:
+    """Every module a Python source imports: statements (function-local ones too) and
+    ``importlib.import_module``/``__import__`` calls with a literal name.
+
+    ``from a import b`` counts as ``a`` and ``a.b`` (``b`` may be a submodule).
+    """
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Call) and node.args:
+            called = node.func
+            name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+            first = node.args[0]
+            if name in ("import_module", "__import__") and isinstance(first, ast.Constant):
+                found.add(str(first.value))
+    return found
+
+
+def test_the_import_scan_sees_every_spelling():
+    source = (
+        "import neurogym.cli as c\nfrom neurogym import cli\n"
+        "def f():\n    from neurogym.cli import main\n"
+        "importlib.import_module('neurogym.cli')\n"
+    )
+    assert imported_modules(source) == {"neurogym", "neurogym.cli", "neurogym.cli.main"}
+    assert imported_modules("from neurogym.commands import CommandError") == {
+        "neurogym.commands",
+        "neurogym.commands.CommandError",
+    }
+
+
+def _command_sources() -> list[Path]:
+    """The code ``neurogym.cli`` loads as plugin commands: the applications and the plugins."""
+    return sorted([*ROOT.glob("neurogym-apps/src/**/*.py"), *ROOT.glob("plugins/*/src/**/*.py")])
+
+
+@pytest.mark.parametrize("path", _command_sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_applications_and_plugins_do_not_import_the_command_line(path):
+    # The command line loads their commands; they use neurogym.commands (issue #46, item 5).
+    imported = imported_modules(path.read_text(encoding="utf-8"))
+    cli = sorted(m for m in imported if m == "neurogym.cli" or m.startswith("neurogym.cli."))
+    assert not cli, f"{path.relative_to(ROOT)} imports {cli}; use neurogym.commands"
 
 
 def test_registered_entry_points_resolve():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -12,10 +14,17 @@ pytest.importorskip("torch", reason="sweeps train with neurogym_apps.train (the 
 
 from neurogym.cli import main as cli
 from neurogym_apps.train import TrainConfig
+from neurogym_apps.train.sweep import main as sweep_main
 from neurogym_apps.train.sweep import sweep
 
 PDM = "neurogym/PerceptualDecisionMaking-v0"
 DMS = "neurogym/DelayMatchSample-v0"
+
+# The two ways to run a sweep from a shell: the neurogym command line, and the module alone.
+COMMANDS = {
+    "neurogym sweep": lambda args: cli(["sweep", *args]),
+    "python -m neurogym_apps.train.sweep": sweep_main,
+}
 
 
 def test_a_sweep_runs_the_grid_in_order_and_each_run_is_repeatable():
@@ -34,21 +43,54 @@ def test_bad_sweeps():
         sweep([PDM], [0], eval_trials=0)
 
 
-def test_the_sweep_command_prints_and_writes_the_runs(tmp_path, capsys):
+@pytest.mark.parametrize("command", COMMANDS.values(), ids=COMMANDS)
+def test_the_sweep_command_prints_and_writes_the_runs(command, tmp_path, capsys):
     out = tmp_path / "runs.json"
-    args = ["sweep", "PerceptualDecisionMaking", "--seeds", "0", "1", "--steps", "5"]
-    assert cli([*args, "--eval-trials", "20", "--out", str(out)]) == 0
+    args = ["PerceptualDecisionMaking", "--seeds", "0", "1", "--steps", "5"]
+    assert command([*args, "--eval-trials", "20", "--out", str(out)]) == 0
     runs = json.loads(out.read_text())
     assert [(r["task"], r["seed"]) for r in runs] == [(PDM, 0), (PDM, 1)]
     printed = capsys.readouterr().out
     assert printed.count("accuracy") == 2
-    assert cli(["sweep", "PerceptualDecisionMakin"]) == 2
+    assert command(["PerceptualDecisionMakin"]) == 2
     assert "did you mean 'neurogym/PerceptualDecisionMaking-v0'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        cli(["sweep", PDM, "--steps", "0"])
+        command([PDM, "--steps", "0"])
+
+
+@pytest.mark.parametrize(
+    "args", [["PerceptualDecisionMakin"], [PDM, "--steps", "0"], ["--help"], []], ids=repr
+)
+def test_the_module_alone_says_what_neurogym_sweep_says(args, capsys):
+    said = {}
+    for name, command in COMMANDS.items():
+        try:
+            status = command(args)
+        except SystemExit as exc:  # argparse: --help, or a refused argument
+            status = exc.code
+        said[name] = (status, *capsys.readouterr())
+    assert said["neurogym sweep"][0] in (0, 2)
+    assert said["python -m neurogym_apps.train.sweep"] == said["neurogym sweep"]
+
+
+def test_python_m_sweep_runs_without_the_command_line():
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['sweep', 'PerceptualDecisionMakin']\n"
+        "try:\n"
+        "    runpy.run_module('neurogym_apps.train.sweep', run_name='__main__', alter_sys=True)\n"
+        "except SystemExit as exc:\n"
+        "    print(exc.code, 'neurogym.cli' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout == "2 False\n"
+    assert done.stderr.startswith("neurogym sweep: error: unknown task 'PerceptualDecisionMakin'")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="ray is installed")
-def test_sweeping_on_ray_without_ray_says_how_to_install_it(capsys):
-    assert cli(["sweep", PDM, "--steps", "1", "--eval-trials", "1", "--ray"]) == 1
+@pytest.mark.parametrize("command", COMMANDS.values(), ids=COMMANDS)
+def test_sweeping_on_ray_without_ray_says_how_to_install_it(command, capsys):
+    assert command([PDM, "--steps", "1", "--eval-trials", "1", "--ray"]) == 1
     assert 'pip install "neurogym[ray]"' in capsys.readouterr().err

@@ -6,14 +6,15 @@ import sys
 
 import pytest
 
-from neurogym import CommandSpec, cli
+from neurogym import CommandSpec, cli, commands
 from neurogym._registry.api import get_registry
 from neurogym.errors import NeurogymPluginWarning
 
 # A command plugin: `neurogym hello NAME [--times N]`; its module records that it was imported.
+# It greets a task by its name, and fails for nobody.
 COMMANDS_MODULE = """
 import sys
-from neurogym.cli import positive_int
+from neurogym.commands import CommandError, positive_int, resolve_task
 
 IMPORTED = sys.modules[__name__]
 
@@ -25,7 +26,10 @@ def configure(parser):
 
 
 def run(args):
-    print(" ".join(["hello", args.name] * args.times))
+    if args.name == "nobody":
+        raise CommandError("there is nobody to greet")
+    name = resolve_task(args.name).name if "/" in args.name else args.name
+    print(" ".join(["hello", name] * args.times))
     return 0
 """
 
@@ -87,6 +91,26 @@ def test_a_plugin_command_runs_with_its_own_arguments(capsys, installed_fake_plu
         cli.main(["hello", "world", "--times", "0"])
     assert exit_info.value.code == 2
     assert "argument --times: must be a positive integer, got '0'" in capsys.readouterr().err
+
+
+def test_a_plugin_commands_errors_are_its_exit_status(capsys, installed_fake_plugin):
+    installed_fake_plugin(
+        "fake-hello", _declaring(HELLO), files={"fake_commands.py": COMMANDS_MODULE}
+    )
+    assert run(capsys, "hello", "neurogym/Null-v0") == (0, "hello Null\n", "")
+    assert run(capsys, "hello", "nobody") == (1, "", "neurogym hello: there is nobody to greet\n")
+    code, out, err = run(capsys, "hello", "neurogym/Nul-v0")
+    assert (code, out) == (2, "")
+    assert err.startswith("neurogym hello: error: ")
+    assert "Null" in err  # a close id
+
+
+def test_the_command_lines_names_for_commands_are_those_of_neurogym_commands():
+    # Code written against neurogym.cli keeps working; the names' home is neurogym.commands.
+    for name in ("CommandError", "UsageError", "resolve_task", "positive_int", "positive_float",
+                 "seed"):  # fmt: skip
+        assert getattr(cli, name) is getattr(commands, name), name
+        assert name in cli.__all__
 
 
 def test_a_plugin_commands_module_is_imported_only_when_it_runs(capsys, installed_fake_plugin):

@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                              "neurogym.wrappers.pass_reward", "neurogym.wrappers.reaction_time",
                              "neurogym.wrappers.side_bias", "neurogym.wrappers.components")),
     ("conformance kit", ("neurogym.testing",)),
-    ("applications", ("neurogym.cli", "neurogym.demo", "neurogym.__main__")),
+    ("applications", ("neurogym.cli", "neurogym.commands", "neurogym.demo", "neurogym.__main__")),
 ]  # fmt: skip
 
 

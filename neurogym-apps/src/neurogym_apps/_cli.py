@@ -2,18 +2,20 @@
 
 neurogym-apps declares them through the ``neurogym_commands`` hook (``neurogym_apps._plugin``);
 the ``neurogym`` command line imports this module only when one of them runs, and each
-command imports torch, matplotlib or Ray only once its arguments were accepted.
+command imports torch, matplotlib or Ray only once its arguments were accepted. Like any
+plugin's command, it takes its errors and argument types from ``neurogym.commands``, never
+from the command line (``neurogym.cli``) that loads it.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Callable
 from pathlib import Path
 
-from neurogym.cli import (
+from neurogym.commands import (
     CommandError,
+    Run,
     positive_float,
     positive_int,
     resolve_task,
@@ -29,8 +31,6 @@ __all__ = [
     "configure_train",
     "plot_trials",
 ]
-
-Run = Callable[[argparse.Namespace], int]
 
 MAX_PLOT = 50  # trials in one figure: more are unreadable (and take minutes to draw)
 

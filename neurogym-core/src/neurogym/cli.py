@@ -9,7 +9,8 @@ Usage::
 
 Plugins add further subcommands through the ``neurogym_commands`` hook (neurogym-apps adds
 ``train``, ``plot`` and ``sweep``); a command's module is imported only when it runs, and a
-first-party command that is not installed says which package brings it.
+first-party command that is not installed says which package brings it. What such a module
+uses (errors, argument types, ``resolve_task``) is :mod:`neurogym.commands`, not this module.
 
 Exit status: 0 on success; 1 if a task fails its checks, a plugin fails to load or a plugin
 cannot be created; 2 for a usage error (unknown id, plugin, tag or answer). ``python -m
@@ -38,10 +39,20 @@ from typing import Any
 
 import neurogym
 from neurogym import TaskSpec
-from neurogym._argtypes import positive_float, positive_int, seed
 from neurogym._registry.commands import FIRST_PARTY_COMMANDS, CommandSpec, first_party_command
+from neurogym.commands import (
+    CommandError,
+    UsageError,
+    positive_float,
+    positive_int,
+    resolve_task,
+    run_command,
+    seed,
+)
 from neurogym.errors import NeurogymPluginWarning
 
+# CommandError, UsageError, resolve_task and the argument types live in neurogym.commands; they
+# stay importable from here for code written against neurogym-core 3.0's neurogym.cli.
 __all__ = [
     "CommandError",
     "UsageError",
@@ -61,18 +72,6 @@ _HERE = Path(__file__).resolve().parent
 _TEMPLATE_CANDIDATES = (_HERE / "_template", _HERE.parent.parent.parent / "template")
 
 
-class UsageError(Exception):
-    """A problem with the command line: printed as one line, exit status 2.
-
-    Plugin commands raise it too (``neurogym_commands``); so are :func:`positive_int`,
-    :func:`positive_float` and :func:`seed` theirs to use as argument types.
-    """
-
-
-class CommandError(Exception):
-    """A command could not do its work: printed as one line, exit status 1."""
-
-
 # ------------------------------------------------------------------------------------ helpers
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(row[i]) for row in (headers, *rows)) for i in range(len(headers))]
@@ -90,14 +89,6 @@ def _plural(count: int, noun: str) -> str:
 def _check_known(kind: str, value: str | None, known: Sequence[str]) -> None:
     if value is not None and value not in known:
         raise UsageError(f"unknown {kind} {value!r}; installed {kind}s: {', '.join(known)}")
-
-
-def resolve_task(task_id: str) -> TaskSpec:
-    """The spec of an installed task id or name, or a :class:`UsageError` naming close ones."""
-    try:
-        return neurogym.spec(task_id)
-    except (LookupError, ValueError) as exc:  # unknown, ambiguous or contested id
-        raise UsageError(str(exc)) from None
 
 
 def _plugins() -> list[str]:
@@ -512,17 +503,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    run: Callable[[argparse.Namespace], int] = args.run
-    try:
-        return run(args)
-    except UsageError as exc:
-        print(f"neurogym {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except CommandError as exc:
-        print(f"neurogym {args.command}: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # output piped into a command that stopped reading (`| head`)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+    return run_command(args.command, args.run, args)

@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from neurogym.cli import CommandError
+from neurogym.commands import CommandError
 from neurogym_apps.train._evaluate import Evaluation
 from neurogym_apps.train._report import train_and_report
 from neurogym_apps.train._trainer import TrainConfig

@@ -123,10 +123,23 @@ def on_ray(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m neurogym_apps.train.sweep``: the same as ``neurogym sweep``."""
-    from neurogym.cli import main as cli
+    """``python -m neurogym_apps.train.sweep``: the same as ``neurogym sweep``.
 
-    return cli(["sweep", *(sys.argv[1:] if argv is None else argv)])
+    The same parser (``neurogym_apps._cli.configure_sweep``), output and exit statuses, without
+    the ``neurogym`` command line.
+
+    Args:
+        argv: The arguments, without the program name; ``sys.argv[1:]`` if None.
+
+    Returns:
+        The exit status: 0 success, 1 failure, 2 usage error.
+    """
+    from neurogym.commands import run_command
+    from neurogym_apps._cli import configure_sweep
+
+    parser = argparse.ArgumentParser(prog="neurogym sweep")
+    run = configure_sweep(parser)
+    return run_command("sweep", run, parser.parse_args(sys.argv[1:] if argv is None else argv))
 
 
 def run_cli(args: argparse.Namespace) -> int:
