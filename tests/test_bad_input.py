@@ -153,7 +153,9 @@ def test_set_attr_with_an_unknown_name_raises(vectorization):
     )
     with pytest.raises(AttributeError, match=r"has no attribute 'sigmaa' .*did you mean 'sigma'"):
         envs.set_attr("sigmaa", 5)
-    envs.set_attr("sigma", 0.5)
+    envs.set_attr("abort", True)
+    with pytest.raises(AttributeError, match=r"env.configure\(sigma=\.\.\.\)"):
+        envs.set_attr("sigma", 0.5)  # env.sigma holds sigma / sqrt(dt): ambiguous
 
 
 def _numeric_parameters():

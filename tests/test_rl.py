@@ -160,10 +160,10 @@ def test_attributes():
     assert env.get_attr("dt") == [100, 100, 100]
     assert env.get_attr("dt", indices=[0]) == [100]
     assert env.env_is_wrapped(VecMonitor) == [False, False, False]
-    env.set_attr("sigma", 0.0)
-    assert env.get_attr("sigma") == [0.0] * 3
-    with pytest.raises(ValueError, match=r"set_attr\('sigma'\) on sub-envs \[1\].*'loop'"):
-        env.set_attr("sigma", 1.0, indices=[1])
+    env.set_attr("abort", True)
+    assert env.get_attr("abort") == [True] * 3
+    with pytest.raises(ValueError, match=r"set_attr\('abort'\) on sub-envs \[1\].*'loop'"):
+        env.set_attr("abort", False, indices=[1])
     with pytest.raises(NotImplementedError, match=r"env_method\('render'\).*'loop'"):
         env.env_method("render")
 

@@ -19,11 +19,19 @@ class VarTask(TrialEnv):
 
     metadata = {"paper_name": "test", "paper_link": "https://example.org", "tags": []}  # noqa: RUF012
 
-    def __init__(self, dt: float = 100, abort: bool = True, r_tmax: float = 0.0) -> None:
+    def __init__(
+        self,
+        dt: float = 100,
+        abort: bool = True,
+        r_tmax: float = 0.0,
+        rewards: dict[str, float] | None = None,
+    ) -> None:
         super().__init__(dt=dt, r_tmax=r_tmax)
         self.rule = StandardDecision(("fixation",), ("decision",))
         self.abort = abort
-        self.rewards = {"abort": -0.1, "correct": 1.0, "fail": -0.5}
+        self.rewards = (
+            {"abort": -0.1, "correct": 1.0, "fail": -0.5} if rewards is None else rewards
+        )
         self.timing = {
             "fixation": (100, 200, 300),
             "stimulus": ("uniform", (200, 900)),

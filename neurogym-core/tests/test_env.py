@@ -522,9 +522,19 @@ def test_wrong_response_pays_fail():
     assert info["performance"] == 0
 
 
+class DecisionWithoutFail(Decision):
+    """A task whose rewards have no ``fail`` key (removed while it is made)."""
+
+    def __init__(self, timing=None):
+        super().__init__(timing=timing)
+        del self.rewards["fail"]
+
+
 def test_missing_fail_reward_means_zero():
-    env = decision_at(4, ground_truth=0)
-    del env.rewards["fail"]
+    env = DecisionWithoutFail(timing=FIXED)
+    env.reset(seed=0)
+    env.new_trial(ground_truth=0)
+    run(env, [0] * 4)
     _, reward, _, _, info = env.step(2)
     assert reward == 0
     assert info["new_trial"]

@@ -21,9 +21,7 @@ CONFIGS = [
 
 
 def _configured(config, cls=VarTask):
-    env = cls(abort=config["abort"], r_tmax=config["r_tmax"])
-    env.rewards = dict(config["rewards"])
-    return env
+    return cls(abort=config["abort"], r_tmax=config["r_tmax"], rewards=dict(config["rewards"]))
 
 
 @pytest.mark.parametrize("config", CONFIGS)
@@ -64,7 +62,7 @@ def test_single_env_vector_env_and_table_agree_on_every_step(config):
         _, rewards, _, _, info = vec.step(actions)
         for i, env in enumerate(singles):
             a, k = int(actions[i]), env.t_ind
-            code, gt = env._current.codes[k], env._current.gt_list[k]
+            code, gt = env._current.codes[k], int(env._current.gt[k])
             last = k == len(env._current.codes) - 1
             _, reward, _, _, single_info = env.step(a)
             expected, ends, correct = table[code][a == gt][a != 0]

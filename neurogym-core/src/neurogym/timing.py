@@ -22,6 +22,7 @@ Every random draw uses the generator passed to :meth:`TimingSpec.sample` (the en
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from typing import Any, Literal, TypeAlias
 
 import numpy as np
 
-from neurogym.validate import check_keys
+from neurogym.validate import check_keys, frozen
 
 __all__ = [
     "MAX_TRIAL_STEPS",
@@ -318,7 +319,11 @@ class TimingDict(dict[str, Any]):
         self.sealed = False
         """Set when the owning env's construction ends (its outermost ``__init__`` returns) or
         it builds its first trial: from then on item assignment, too, names only ``known`` or
-        ``optional`` keys (before, task code adds its periods that way)."""
+        ``optional`` keys (before, task code adds its periods that way), no key can be removed,
+        and every change is remembered in :attr:`edits`."""
+        self.edits: dict[str, Any] = {}
+        """The changes made since sealing (period to spec): ``TrialEnv.configure`` applies
+        them again to the task made anew."""
         self.update(*args, **kwargs)
 
     def __setitem__(self, key: str, value: Any) -> None:
@@ -329,11 +334,16 @@ class TimingDict(dict[str, Any]):
             check_keys([key], self.known, self.optional or (), what)
         where = f"timing[{key!r}] = {value!r}"
         spec = parse_timing(value, where=f"timing[{key!r}]")
+        value = frozen(value)  # read-only lists: a spec changes only by assigning its key
+        if spec.raw is not value and spec.kind != "callable":
+            spec = dataclasses.replace(spec, raw=value)
         if self.dt is not None and spec.kind not in ("callable", "until"):
             _check_longest(spec, self.dt, where)
         self._parsed[key] = spec
         self.known[key] = None
         self.version += 1
+        if self.sealed:
+            self.edits[key] = value
         super().__setitem__(key, value)
 
     def bind(
@@ -359,10 +369,18 @@ class TimingDict(dict[str, Any]):
                 _check_longest(spec, dt, f"timing[{key!r}] = {self[key]!r}")
         return self
 
+    def _refuse_removal(self) -> None:
+        if self.sealed:
+            raise TypeError(
+                f"timing of {self.owner or 'this task'} keeps its periods ({sorted(self)}): "
+                "give a period another spec instead of removing it (env.timing['delay'] = 0)"
+            )
+        self.version += 1
+
     def __delitem__(self, key: str) -> None:
+        self._refuse_removal()
         super().__delitem__(key)
         del self._parsed[key]
-        self.version += 1
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Updates from a mapping or pairs, validating every value."""
@@ -400,16 +418,16 @@ class TimingDict(dict[str, Any]):
         return self[key]
 
     def pop(self, key: str, *default: Any) -> Any:
-        """Removes ``key`` and returns its value."""
+        """Removes ``key`` and returns its value (refused once sealed)."""
+        self._refuse_removal()
         self._parsed.pop(key, None)
-        self.version += 1
         return super().pop(key, *default)
 
     def clear(self) -> None:
-        """Removes every entry."""
+        """Removes every entry (refused once sealed)."""
+        self._refuse_removal()
         super().clear()
         self._parsed.clear()
-        self.version += 1
 
     def spec(self, key: str) -> TimingSpec:
         """The parsed spec of ``key``.
@@ -430,7 +448,9 @@ class TimingDict(dict[str, Any]):
         return _rebuilt(*self._state())
 
     def _state(self) -> tuple[Any, ...]:
-        return dict(self), self.dt, self.optional, self.owner, tuple(self.known), self.sealed
+        known = tuple(self.known)
+        version, edits = self.version, dict(self.edits)
+        return dict(self), self.dt, self.optional, self.owner, known, self.sealed, version, edits
 
 
 UNBOUNDED_RISK = 1e-12
@@ -461,11 +481,15 @@ def _rebuilt(
     owner: str = "",
     known: tuple[str, ...] = (),
     sealed: bool = False,
+    version: int = 0,
+    edits: dict[str, Any] | None = None,
 ) -> TimingDict:
     timing = TimingDict(entries)
     if dt is not None:
         timing.bind(dt, optional or (), owner, known)
     timing.sealed = sealed
+    timing.version = version  # a copy or an unpickled env's caches stay valid
+    timing.edits = dict(edits or {})
     return timing
 
 
@@ -476,18 +500,17 @@ EPS = 1e-9
 
 def _floor_to_dt(value: float | np.ndarray, dt: float) -> float | np.ndarray:
     """``value`` floored to a multiple of ``dt`` (the time of its step, :func:`_to_steps`)."""
-    if isinstance(value, float):
-        return math.floor(value / dt + EPS) * dt
-    out: np.ndarray = np.floor(value / dt + EPS) * dt
+    out: float | np.ndarray = _to_steps(value, dt) * dt
     return out
 
 
 def _to_steps(value: float | np.ndarray, dt: float) -> Any:
     """Step index of a time in ms: ``floor(t / dt)`` (an int, or an int array).
 
-    The one step-index rule: the builder writes a period's observations and ground truth
-    into steps ``_to_steps(start) .. _to_steps(end) - 1``, and the period codes of a
-    :class:`~neurogym.StandardDecision` cover the same steps.
+    The one step-index rule, and the one function that turns ms into steps: the builder
+    writes a period's observations and ground truth into steps ``_to_steps(start) ..
+    _to_steps(end) - 1``, the period codes of a :class:`~neurogym.StandardDecision` cover the
+    same steps, and a trial of ``tmax`` ms has ``_to_steps(tmax)`` steps.
     """
     if isinstance(value, (float, int)):  # a tuple: faster to test than a union type
         return math.floor(value / dt + EPS)

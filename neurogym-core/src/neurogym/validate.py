@@ -29,12 +29,14 @@ import numpy as np
 __all__ = [
     "MAX_ALLOCATION",
     "MAX_RING",
+    "ReadOnlyList",
     "allocation",
     "among",
     "boolean",
     "check_keys",
     "choice",
     "closest",
+    "frozen",
     "integer",
     "integers_in_range",
     "number",
@@ -346,3 +348,49 @@ def check_keys(
             raise ValueError(
                 f"{what} has no key {key!r}; valid keys: {listed}{closest(key, valid)}"
             )
+
+
+class ReadOnlyList(list):  # type: ignore[type-arg]
+    """A list a setting holds: equal to the list it was given, but every change raises.
+
+    What a task stores from a list argument (``env.cohs``) and the lists inside timing specs
+    (``("choice", [300, 500])``): an edit in place would be half seen (the env derives
+    tables and prefetches trials from its settings), so it raises, naming the form that works.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            "a task's settings are read-only: assign a whole new value (env.<setting> = [...], "
+            "env.timing['<period>'] = (...)) instead of changing one in place"
+        )
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ReadOnlyList, (list(self),))
+
+    def __copy__(self) -> ReadOnlyList:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ReadOnlyList:
+        return self
+
+
+def frozen(value: Any) -> Any:
+    """``value`` made immutable: lists as :class:`ReadOnlyList` (nested too), arrays read-only.
+
+    An array is copied before it is made read-only (the caller's own array stays writeable);
+    a tuple keeps its type, with its items frozen. Other values are returned as they are.
+    """
+    kind = type(value)
+    if kind is list:
+        return ReadOnlyList(frozen(item) for item in value)
+    if kind is tuple:
+        return tuple(frozen(item) for item in value)
+    if kind is np.ndarray and value.flags.writeable:
+        value = value.copy()
+        value.flags.writeable = False
+    return value

@@ -157,12 +157,12 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
         Entry ``(code * n + gt) * n + action`` is the rule's outcome for that period code,
         ground truth and action; the second half (``+ 3 * n * n``, a trial's last step) adds
-        the timeout: a step the rule does not end ends the trial and adds ``r_tmax``.
+        the timeout: a step the rule does not end ends the trial (``step`` adds ``r_tmax``).
         """
         env = self.task
         rule = env.rule
         assert rule is not None
-        n = int(env.action_space.n)
+        n = int(env.action_space.n)  # type: ignore[attr-defined]
         self._n_actions = n
         table = rule.outcome_table(env.rewards, env.abort)  # [code][hit][moved]
         fields = [np.array([[[e[f] for e in r] for r in by] for by in table]) for f in range(3)]
@@ -183,14 +183,18 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         for h, f in itertools.product((False, True), repeat=2):
             cells = (hit == h) & (held == f)
             extra[cells], timeout_correct[cells] = rule.timeout(env.rewards, h, f)
-        timed_out = np.where(ends, reward, reward + env.r_tmax + extra)
+        timed_out = np.where(ends, reward, reward + extra)
         self._reward_table = np.concatenate([reward.reshape(-1), timed_out.reshape(-1)])
+        # where a step times out: the env's r_tmax (read at each step, a per-trial value in
+        # some tasks) is added there
+        self._timeout_table = np.concatenate([np.zeros(ends.size), (~ends).reshape(-1)])
         self._end_table = np.concatenate([ends.reshape(-1), np.ones(ends.size, dtype=bool)])
         perf = correct.astype(np.int64).reshape(-1)
         last_perf = np.where(ends, correct, timeout_correct).astype(np.int64).reshape(-1)
         self._perf_table = np.concatenate([perf, last_perf])
         self._last_offset = 3 * n * n
         self._rule = rule
+        self._version = env.config_version  # what the tables and queued trials were made at
 
     def _clear(self) -> None:
         """Forget every trial (pool, queues, current trials)."""
@@ -375,6 +379,8 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         Returns:
             The observations of all sub-envs and an empty info dict.
         """
+        if self.task.config_version != self._version:  # a setting changed since
+            self._reconfigured()
         n = self.num_envs
         if seed is None:
             seeds: list[int | None] = [None] * n
@@ -408,6 +414,8 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Steps every sub-env with its action; see the class docstring for the semantics."""
         if not self._started:
             raise gym.error.ResetNeeded("call reset() before step()")
+        if self.task.config_version != self._version:  # a setting changed since (in place)
+            self._reconfigured()
         act = np.asarray(actions)
         if (
             act.dtype != np.intp
@@ -426,6 +434,9 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         k = self._key.take(pos := self._pos)
         k += act
         reward = self._reward_table.take(k)
+        r_tmax = self.task.r_tmax
+        if r_tmax:
+            reward += r_tmax * self._timeout_table.take(k)
         new_trial = self._end_table.take(k)  # rule ends and timeouts (last-step keys)
         gt = self._gt.take(pos)
         if skipping:
@@ -512,10 +523,15 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             values = first
         check_attribute(self.task, name)
         setattr(self.task, name, values)
+        self._reconfigured()
+
+    def _reconfigured(self) -> None:
+        """The task's configuration changed: new tables, and the queued trials dropped."""
         obstacle = native_obstacle(self.task)
         if obstacle is not None:
             raise ValueError(
-                f"after setting {name!r}, the task cannot be stepped natively: {obstacle}"
+                f"{type(self.task).__name__} cannot be stepped natively with its new settings: "
+                f"{obstacle}"
             )
         self._build_tables()
         self._discard(np.arange(self.num_envs))

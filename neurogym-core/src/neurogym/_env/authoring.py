@@ -132,12 +132,11 @@ class AuthoringMixin:
         """The current trial's observations, ``(T, *obs_shape)`` (allocated on first use).
 
         The trial's own array: an in-place edit during the trial takes effect at the next
-        step (``step`` then reads the trial live, see ``CurrentTrial.go_live``).
+        step (``step`` reads the trial's arrays and nothing else).
         """
         current = self._edited()
         if current.ob is None:
             return self.view_ob()
-        current.go_live()
         return current.ob
 
     @property
@@ -150,7 +149,6 @@ class AuthoringMixin:
         current = self._edited()
         if current.gt is None:
             return self.view_groundtruth()
-        current.go_live()
         return current.gt
 
     @property
@@ -163,16 +161,12 @@ class AuthoringMixin:
     def gt_now(self) -> Any:
         """The ground truth at the current step (as ``info["gt"]`` reports it).
 
-        A Python number for a scalar ground truth, a row of ``gt`` for a vector one: read
-        from the trial's per-step table, which follows in-place edits of ``env.gt``.
+        A Python number for a scalar ground truth, a row of ``gt`` for a vector one.
         """
-        current = self._current
-        if current.gt is None:
+        gt = self._current.gt
+        if gt is None:
             raise AttributeError(f"{type(self).__name__} sets no ground truth in this trial")
-        try:
-            return current.gt_list[self.t_ind]
-        except IndexError:  # the trial is still being built: no table yet
-            return current.gt[self.t_ind]
+        return gt.item(self.t_ind) if gt.ndim == 1 else gt[self.t_ind]
 
     def _current_builder(self) -> BatchBuilder:
         """The one-trial builder of the current trial (a view of a prefetched row)."""
@@ -205,7 +199,7 @@ class AuthoringMixin:
         """Runs ``write`` on the current trial's builder, then views its arrays again."""
         current = self._edited()
         result = write(current.builder(self))  # type: ignore[arg-type]
-        current.sync_arrays()
+        current.view_arrays()
         return result
 
     def add_ob(self, value: Any, period: PeriodArg = None, where: WhereArg = None) -> None:

@@ -1,19 +1,15 @@
 """The current trial of a single env: one object, assigned in one go (``docs/architecture.md`` §5).
 
 A :class:`~neurogym.TrialEnv` holds its current trial in exactly one place, ``env._current``.
-A trial boundary replaces that object as a whole (or, for a trial no verb made that nobody
-else holds, renews it in place: :attr:`CurrentTrial.renewable`); nothing else holds
-current-trial state. What reads or edits the current trial goes through it: ``step`` (its
-step tables), the env's properties (``env.ob``, ``env.trial``, ``env.start_t``, ``env.tmax``,
-...), the per-trial authoring verbs (``add_ob``, ``set_groundtruth``, ... in ``_step``) and
-wrappers that edit a trial (``ReactionTime``, followed by ``env.refresh_trial()`` because it
-moves a period).
+A trial boundary replaces that object as a whole; nothing else holds current-trial state.
+What reads or edits the current trial goes through it: ``step`` (its step tables), the env's
+properties (``env.ob``, ``env.trial``, ``env.start_t``, ``env.tmax``, ...), the per-trial
+authoring verbs (``add_ob``, ``set_groundtruth``, ... in ``_step``) and wrappers that edit
+a trial (``ReactionTime``, followed by ``env.refresh_trial()`` because it moves a period).
 
-``step`` reads fast snapshots of the trial (a private copy of ``ob``, the ground truth as a
-list) only while nobody else holds its arrays: handing ``ob``/``gt`` out for editing
-(``env.ob``, ``env.gt``, the authoring verbs) makes the trial *live*
-(:meth:`CurrentTrial.go_live`), and ``step`` then reads the arrays themselves, so no snapshot
-can disagree with the trial.
+``step`` reads the trial's own arrays and nothing else: each step returns a copy of its row
+of ``ob`` and reports its element of ``gt``, so an in-place edit of ``env.ob``/``env.gt``
+takes effect at the next step and no private copy can disagree with the trial.
 
 A current trial comes from one of two places:
 
@@ -41,8 +37,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from neurogym._trials.batch import gt_by_step
-from neurogym.timing import EPS, _to_steps
+from neurogym.timing import _to_steps
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,8 +71,7 @@ def end_step(tmax: float, dt: float) -> int:
     ``t_ind >= floor(tmax / dt + 1e-9)``, one integer comparison per step. An infinite
     ``tmax`` never ends a trial.
     """
-    steps = tmax / dt + 1e-9
-    return math.floor(steps) if steps < math.inf else sys.maxsize
+    return _to_steps(tmax, dt) if tmax < math.inf else sys.maxsize
 
 
 PERIOD_DICTS = ("start_t", "end_t", "start_ind", "end_ind", "durations")
@@ -142,22 +136,12 @@ class CurrentTrial:
         durations: Period name to duration in ms.
         ob: ``(T, *obs_shape)`` observations (a view), or None if the trial writes none.
         gt: ``(T, *act_shape)`` ground truth (a view), or None if the trial sets none.
-        obs_out: A private copy of ``ob`` that ``step`` returns rows of (:meth:`observation`),
-            taken at the trial's first step; None once the arrays were handed out.
-        gt_list: The ground truth per step as ``step`` compares it with actions: a list
-            snapshot, or a live reader once the arrays were handed out.
-        live: True once ``ob``/``gt`` were handed out for editing (:meth:`go_live`): ``step``
-            then reads both live, so an edit takes effect at the next step.
         codes: Per-step period codes of a declarative ``rule`` (None without a rule).
         tmax: Trial length in ms, a whole number of steps (``env.tmax``); set it with
             :meth:`set_tmax`.
         end_step: The number of steps of a trial of length ``tmax`` (:func:`end_step`):
             ``step`` ends the trial by timeout once ``t_ind`` reaches it.
         tmax_ms: End of the last period in ms, before flooring to steps.
-        renewable: True while the trial is as an upstream-style ``_new_trial`` made it
-            without an authoring verb (no arrays, no periods, the default length): the env may
-            then make this object its next trial (``TrialEnv.new_trial``). Every edit clears
-            it: a builder (an authoring verb), :meth:`set_tmax`, :meth:`go_live`.
     """
 
     # NO_PERIODS until sync_periods copies a builder's periods (LazyTrial: lazy).
@@ -169,36 +153,30 @@ class CurrentTrial:
 
     # Set on every instance (__init__, from_pool): step reads them.
     empty: bool
-    live: bool
-    renewable: bool
     codes: list[int] | None
-    obs_out: np.ndarray | None
     # Defaults as class attributes (an instance sets them only when it differs: a trial is
     # made on every trial boundary; nothing reads these on every step).
     tmax_ms = 0.0
+    failed = False
+    """True once the trial ended at a boundary (:meth:`end_boundary`)."""
     _pool: TrialPool | None = None
     _row = 0
 
     def __init__(self, dt: float, tmax: float, trial: dict[str, Any] | None) -> None:
         self.dt = dt
         self.tmax = tmax
-        steps = tmax / dt + 1e-9  # end_step(tmax, dt), inlined: a trial is made per boundary
-        self.end_step = math.floor(steps) if steps < math.inf else sys.maxsize
+        self.end_step = end_step(tmax, dt)
         self.trial = trial
         self.ob: np.ndarray | None = None
         self.gt: np.ndarray | None = None
-        self.gt_list: Any = []
         self._builder: BatchBuilder | None = None
         # What ``step`` reads, as instance attributes: CPython 3.11 specialises reads of
         # instance attributes only (a class default read through the instance takes the
         # generic lookup, about 200 instructions, on every step).
         self.empty = False
-        self.live = False
         self.codes: list[int] | None = None
-        self.obs_out: np.ndarray | None = None
         self.start_t = self.end_t = self.durations = NO_PERIODS  # type: ignore[assignment]
         self.start_ind = self.end_ind = NO_PERIODS  # type: ignore[assignment]
-        self.renewable = False
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -229,12 +207,9 @@ class CurrentTrial:
         current._builder = None
         current._pool = pool
         current._row = row
-        current.empty = current.live = False  # instance attributes, as in __init__
-        current.obs_out = None
+        current.empty = False  # an instance attribute, as in __init__
         current._rows_from_pool()
-        current.gt_list = pool.gt_lists[row]
         current.codes = None if pool.codes is None else pool.codes[row]
-        current.renewable = False
         return current
 
     def _rows_from_pool(self) -> None:
@@ -246,9 +221,19 @@ class CurrentTrial:
         self.ob = None if batch.ob is None else batch.ob[row, :steps]
         self.gt = None if batch.gt is None else batch.gt[row, :steps]
 
+    def end_boundary(self) -> None:
+        """Marks this trial as ended at a boundary, before the next trial is made.
+
+        It becomes empty (``step`` raises on it) but still reports its parameters
+        (``env.trial``, which an upstream-style ``_new_trial`` reads as the previous trial's):
+        if making the next trial (or a ``post_step`` at the boundary) fails, the env stays on
+        it, so no trial is ever replayed (``docs/architecture.md`` §5).
+        """
+        self.empty = True
+        self.failed = True
+
     def set_tmax(self, tmax: float) -> None:
         """Sets the trial's length in ms (``env.tmax = ...``), and the step it ends at."""
-        self.renewable = False
         self.tmax = tmax
         self.end_step = end_step(tmax, self.dt)
 
@@ -256,7 +241,6 @@ class CurrentTrial:
     def builder(self, env: TrialEnv) -> BatchBuilder:
         """The one-trial builder of this trial (made from its pool row, or empty, on demand)."""
         if self._builder is None:
-            self.renewable = False
             pool = self._pool
             if pool is None:  # a trial being built by an upstream-style _new_trial
                 from neurogym._trials.builder import BatchBuilder
@@ -293,14 +277,13 @@ class CurrentTrial:
         durations: dict[str, float] = {}
         self.start_t, self.end_t, self.durations = start_t, end_t, durations
         self.start_ind, self.end_ind = start_ind, end_ind
-        floor = math.floor
         for name, start in builder.start_t.items():
             end = builder.end_t[name]
             # a float, or a (1,) array or numpy scalar: .item() gives its Python float
             start_t[name] = first = start if type(start) is float else _as_float(start)
             end_t[name] = last = end if type(end) is float else _as_float(end)
-            start_ind[name] = floor(first / dt + EPS)  # _to_steps, inlined
-            end_ind[name] = floor(last / dt + EPS)
+            start_ind[name] = _to_steps(first, dt)
+            end_ind[name] = _to_steps(last, dt)
             durations[name] = last - first
 
     def view_arrays(self) -> None:
@@ -310,72 +293,24 @@ class CurrentTrial:
         self.ob = None if builder._ob is None else builder._ob[0]
         self.gt = None if builder._gt is None else builder._gt[0]
 
-    def sync_arrays(self) -> None:
-        """Views the builder's arrays again after an authoring verb wrote (or allocated) them.
-
-        The trial goes live (:meth:`go_live`): a view a verb hands out (``view_ob``) may be
-        written after the verb returned.
-        """
-        self.view_arrays()
-        self.go_live()
-
-    def go_live(self) -> None:
-        """From now on ``step`` reads this trial's ``ob`` and ``gt`` live, not from snapshots.
-
-        Called whenever the arrays are handed out where they may be edited (``env.ob``,
-        ``env.gt``, the authoring verbs), so an in-place edit takes effect at the next step:
-        each step then returns a copy of its row of ``ob`` instead of a row of the private
-        copy, and reads the ground truth from ``gt``. A trial nobody edits keeps the fast
-        snapshots; :meth:`snapshot` (a new trial, ``refresh_trial``) takes them again.
-        """
-        self.live = True
-        self.renewable = False
-        self.obs_out = None
-        self.gt_list = [] if self.gt is None else _LiveGroundTruth(self.gt)
-
-    def snapshot(self) -> None:
-        """Takes the fast per-step tables ``step`` reads (ground truth now, ``ob`` lazily)."""
-        self.live = False
-        self.obs_out = None
-        self.gt_list = gt_by_step(self.gt)
-
-    def observation(self, t_ind: int) -> np.ndarray:
-        """What ``step`` returns for step ``t_ind``: a row the caller may keep or modify.
-
-        A row of a private copy of ``ob``, taken once per trial at its first step (after any
-        wrapper post-processed the new trial); for a live trial a copy of the row itself.
-        """
-        ob = self.ob
-        assert ob is not None
-        if self.live:
-            row: np.ndarray = ob[t_ind].copy()
-            return row
-        self.obs_out = out = ob.copy()
-        return out[t_ind]  # type: ignore[no-any-return]
-
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
         state = dict(vars(self))
         # Views are taken again after unpickling, from the builder or batch they belong to
         # (pickling would turn them into separate arrays, and in-place edits would be lost).
-        state["ob"] = state["gt"] = state["obs_out"] = None
-        if self.live:
-            state["gt_list"] = None  # read live again from the re-taken view
+        state["ob"] = state["gt"] = None
         for name in PERIOD_DICTS:  # the shared empty mapping cannot be pickled: None marks it
             if state.get(name, False) is NO_PERIODS:
                 state[name] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.renewable = False  # (absent from a state pickled before it existed)
         for name, value in state.items():
             setattr(self, name, NO_PERIODS if value is None and name in PERIOD_DICTS else value)
         if self._builder is not None:
             self.view_arrays()
         elif self._pool is not None:
             self._rows_from_pool()
-        if self.live:
-            self.go_live()
 
 
 class LazyTrial(CurrentTrial):
@@ -396,7 +331,7 @@ class LazyTrial(CurrentTrial):
         """This trial as a plain :class:`CurrentTrial`, its period dicts made.
 
         The attributes are set in the order ``from_pool`` sets them, with the periods after
-        ``obs_out``, so that every plain trial made here shares one attribute layout, whose
+        ``empty``, so that every plain trial made here shares one attribute layout, whose
         reads CPython specialises.
         """
         current = CurrentTrial.__new__(CurrentTrial)
@@ -409,8 +344,6 @@ class LazyTrial(CurrentTrial):
         current._pool = self._pool
         current._row = self._row
         current.empty = self.empty
-        current.live = self.live
-        current.obs_out = self.obs_out
         current.start_t = self.start_t  # (the first read of a period makes all five)
         current.end_t = self.end_t
         current.start_ind = self.start_ind
@@ -418,9 +351,7 @@ class LazyTrial(CurrentTrial):
         current.durations = self.durations
         current.ob = self.ob
         current.gt = self.gt
-        current.gt_list = self.gt_list
         current.codes = self.codes
-        current.renewable = False
         return current
 
     start_t: dict[str, float] = _LazyPeriods()  # type: ignore[assignment]
@@ -453,33 +384,10 @@ class LazyTrial(CurrentTrial):
             current.tmax = tmax
         current.trial = trial
         current._builder = builder
-        current.empty = current.live = False
-        current.obs_out = None
+        current.empty = False
         if not periods:
             current.start_t, current.end_t, current.durations = {}, {}, {}
             current.start_ind, current.end_ind = {}, {}
         current.ob = current.gt = None
-        current.gt_list = []
         current.codes = None
-        current.renewable = False
         return current
-
-
-class _LiveGroundTruth:
-    """A live trial's ground truth per step, read from its array at every step.
-
-    Reads as the snapshot does (``gt_by_step``): Python numbers for scalar ground truths,
-    one array per step for vector ones.
-    """
-
-    __slots__ = ("gt",)
-
-    def __init__(self, gt: np.ndarray) -> None:
-        self.gt = gt
-
-    def __len__(self) -> int:
-        return len(self.gt)
-
-    def __getitem__(self, t_ind: int) -> Any:
-        gt = self.gt
-        return gt[t_ind].tolist() if gt.ndim == 1 else gt[t_ind]

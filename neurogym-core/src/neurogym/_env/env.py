@@ -6,8 +6,7 @@ import math
 import operator
 import warnings
 from collections.abc import Mapping
-from sys import getrefcount
-from typing import Any, ClassVar, SupportsFloat
+from typing import TYPE_CHECKING, Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -30,6 +29,7 @@ from neurogym._env.prefetch import (
 )
 from neurogym._env.rewards import RewardsAndTiming
 from neurogym._env.rulestep import RuleStepping
+from neurogym._env.settings import ClassDefault, Configurable, EnvSetting
 from neurogym._trials.batch import refuse_empty_trials
 from neurogym._trials.builder import BatchBuilder, TrialBatch
 from neurogym._trials.durations import trial_length_stats
@@ -57,6 +57,7 @@ class EmptyPeriodWarning(UserWarning):
 
 
 class TrialEnv(
+    Configurable,
     AuthoringMixin,
     RuleStepping,
     RewardsAndTiming,
@@ -90,8 +91,18 @@ class TrialEnv(
     # Rendering only: a task's paper, tags and description live in its TaskSpec, and each env
     # gets them in its own ``metadata`` (TaskSpec.make, or the lookup in __init__).
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012  (gymnasium: a class attribute)
-    rule: StandardDecision | None = None
-    """The declarative step rule; a class attribute, or set per instance in ``__init__``."""
+    if TYPE_CHECKING:
+        rule: StandardDecision | None
+        abort: bool
+        observation_space: gym.spaces.Space[Any]
+        action_space: gym.spaces.Space[Any]
+    else:
+        rule = ClassDefault("rule")
+        """The declarative step rule; a class attribute, or set per instance in ``__init__``."""
+        abort = EnvSetting("abort")
+        """Whether breaking fixation ends the trial (the rule's ``abort`` outcome)."""
+        observation_space = EnvSetting("observation_space")
+        action_space = EnvSetting("action_space")
     # The supervised-data contract (neurogym._env.contract; check_task verifies it):
     has_groundtruth: bool = True
     """Trials define a target action; if False, ``neurogym.batch``/``Dataset`` raise (RL only)."""
@@ -118,10 +129,11 @@ class TrialEnv(
     # ``step`` or ``reset`` call (None otherwise): while it is set, the task leaves the next
     # trial at a trial boundary and in ``reset`` to it (docs/architecture.md §8).
     __slots__ = (
-        "_action_bounds", "_batch_native", "_current", "_default_ob_value", "_default_tmax",
-        "_episode_steps", "_holder", "_np_random", "_outcomes", "_plain_post_step", "_pool",
-        "_reset_done", "_small_box", "_steps_by_rule", "_trials_done", "max_episode_steps",
-        "num_tr", "performance", "t_ind", "trials_per_episode",
+        "_action_bounds", "_batch_native", "_config_version", "_current", "_default_ob_value",
+        "_default_tmax", "_episode_steps", "_holder", "_np_random", "_outcomes",
+        "_plain_post_step", "_pool", "_reset_done", "_small_box", "_steps_by_rule",
+        "_trials_done", "max_episode_steps", "num_tr", "performance", "t_ind",
+        "trials_per_episode",
     )  # fmt: skip
     TRACKED: ClassVar[tuple[str, ...]] = (
         "_new_trials", "_step", "step", "post_step", "new_trial",
@@ -156,7 +168,8 @@ class TrialEnv(
         self._steps_by_rule = "_step" not in overrides
         self._plain_post_step = "post_step" not in overrides
         self.cross_trial_state = cls.cross_trial_state
-        self.rule = cls.rule
+        self.rule = cls.rule  # (an instance attribute: step reads it)
+        self._config_version = 0
         self.ob_now = OBNOW
         self.metadata = metadata_of(cls)
         if not _is_positive_number(dt) or not np.isfinite(dt):
@@ -172,7 +185,7 @@ class TrialEnv(
         self._current = CurrentTrial.empty_trial(dt, self._default_tmax)
         self._default_ob_value: float | None = None
         self._pool: TrialPool | None = None
-        self._outcomes: tuple[Any, ...] = (None,)  # rule, rewards version, abort, table
+        self._outcomes: tuple[Any, ...] = (None,)  # (config_version, the rule's outcome table)
         self._warned_periods: set[str] = set()
         self.max_episode_steps: int | None = None
         self.trials_per_episode: int | None = None
@@ -256,28 +269,6 @@ class TrialEnv(
         """
         if not kwargs and self._batch_native and not self.cross_trial_state:
             current = type(self)._trial_from_pool(self)
-        elif (
-            (current := self._current).renewable
-            and not kwargs
-            and getrefcount(current) == 3
-            and current.dt == self.dt
-            and self.rule is None
-        ):
-            # The last trial, made by an upstream-style _new_trial without a verb and not
-            # edited since, nothing else holding it (references: the slot, `current`,
-            # getrefcount's argument), is in the state of a new one: it becomes the next
-            # trial (a bandit's trial boundary is every step)
-            try:
-                trial = type(self)._new_trial(self)
-            except BaseException:  # the last trial as it was (a verb may have edited it)
-                self._current = CurrentTrial(self.dt, self._default_tmax, current.trial)
-                raise
-            if current._builder is not None:  # a verb made arrays: the last trial stays
-                self._current = CurrentTrial(self.dt, self._default_tmax, current.trial)
-                current.trial = trial
-                current = type(self)._with_arrays(self, current)
-            else:
-                current.trial = trial
         else:  # a refused forced value raises here, leaving the current trial as it was
             current = type(self)._built_trial(self, kwargs)
         self._current = current
@@ -300,9 +291,6 @@ class TrialEnv(
             plain = {k: v.value if isinstance(v, RecordOnly) else v for k, v in kwargs.items()}
         previous = self._current
         current = self._current = CurrentTrial(self.dt, self._default_tmax, previous.trial)
-        # without a rule (no step tables), new_trial may make it the next trial if nothing
-        # edits it from now on (a verb, tmax, ob: each clears the mark, in _new_trial too)
-        current.renewable = self.rule is None
         try:  # (an empty ** costs a dict: most trials force nothing)
             trial = type(self)._new_trial(self, **plain) if plain else type(self)._new_trial(self)
         finally:
@@ -326,13 +314,12 @@ class TrialEnv(
 
     def _trial_from_pool(self) -> CurrentTrial:
         pool = self._pool
-        if pool is None or not pool.usable(self):
+        if pool is None or pool.next >= pool.size or pool.version != self.config_version:
             pool = self._pool = TrialPool.generate(self, BLOCK)
         return CurrentTrial.from_pool(pool, pool.take(), self.dt)
 
     def _derive_step_tables(self, current: CurrentTrial) -> None:
-        """The per-step ground truth, rule codes and observations ``step`` reads."""
-        current.snapshot()
+        """The per-step period codes of the declared rule, which ``step`` reads."""
         rule = self.rule
         if rule is None:
             current.codes = None
@@ -489,8 +476,9 @@ class TrialEnv(
             ob, reward, terminated, truncated, info = type(self)._step(self, action)
             new_trial = info.setdefault("new_trial", False)
             t_ind = self.t_ind
-        if current.gt is not None and "gt" not in info:
-            info["gt"] = current.gt_list[t_ind]
+        gt = current.gt
+        if gt is not None and "gt" not in info:  # a Python number, or a row of a vector gt
+            info["gt"] = gt.item(t_ind) if gt.ndim == 1 else gt[t_ind]
         self.t_ind = t_ind = t_ind + 1  # t (ms) is t_ind * dt, a property
         if not new_trial and t_ind >= current.end_step:  # the next step would pass tmax
             info["new_trial"] = new_trial = True
@@ -498,25 +486,28 @@ class TrialEnv(
             if current.codes is not None and self._steps_by_rule:  # the rule's timeout
                 reward += self._rule_timeout(action, current, t_ind - 1)
         if new_trial:
-            del current  # unheld, the ended trial's object may become the next (new_trial)
             terminated = type(self)._end_trial(self, info) or terminated
             current = self._current
             t_ind = 0
         if ob is OBNOW:  # the next trial's first (held: the holder's trial replaces it)
             if current.ob is None:
                 raise self._no_ob_error()
-            out = current.obs_out
-            ob = current.observation(t_ind) if out is None else out[t_ind]
+            ob = current.ob[t_ind].copy()
         if self.max_episode_steps is not None:
             self._episode_steps += 1
             truncated = truncated or self._episode_steps >= self.max_episode_steps
         if self._plain_post_step:
             result = ob, reward, terminated, truncated, info
         else:
-            result = self.post_step(ob, reward, terminated, truncated, info)
+            try:
+                result = self.post_step(ob, reward, terminated, truncated, info)
+            except BaseException:
+                if new_trial:  # a failed trial boundary: no trial goes on (none is replayed)
+                    self._current.end_boundary()
+                raise
         if new_trial and self._holder is not None:
             # the holder serves the next trial as soon as this step returns
-            self._current = CurrentTrial.empty_trial(self.dt, self._default_tmax)
+            self._current.end_boundary()
         return result
 
     def _no_ob_error(self) -> RuntimeError:
@@ -525,6 +516,12 @@ class TrialEnv(
         )
 
     def _no_trial_error(self) -> RuntimeError:
+        if self._current.failed:
+            return RuntimeError(
+                f"{type(self).__name__} has no current trial: the last trial boundary failed "
+                "(generating the next trial or a post_step raised, see that exception); "
+                "call reset() to start again"
+            )
         return RuntimeError(
             f"{type(self).__name__} has no current trial: call reset() first (or again, if "
             "the trial wrapper serving its trials failed to generate the next one)"
@@ -535,7 +532,8 @@ class TrialEnv(
         info["trial"] = self._current.trial
         self.t_ind = 0
         self._trials_done += 1
-        if self._holder is None:
+        if self._holder is None:  # the ended trial is never current again, even if this fails
+            self._current.end_boundary()
             type(self).new_trial(self)
         self.performance = 0
         limit = self.trials_per_episode

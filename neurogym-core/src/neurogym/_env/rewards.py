@@ -13,21 +13,21 @@ or a timing key ``"stimulis"`` can no longer be accepted silently.
 
 from __future__ import annotations
 
-import functools
-import itertools
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from neurogym._env.settings import install_arguments, install_class_defaults, recording_init
 from neurogym.timing import TimingDict
 from neurogym.validate import check_keys, number
 
 __all__ = ["CheckedRewards", "RewardDict", "RewardsAndTiming"]
 
-_versions = itertools.count(1 << 20)  # large ints: each version is its own object
-
 
 class RewardDict(dict[str, Any]):
     """The ``rewards`` dict of a task: ``update()`` accepts only known or optional keys.
+
+    Once its env is made (:meth:`seal`), every change is remembered in :attr:`edits`, so that
+    ``TrialEnv.configure`` applies it again to the task made anew, and no key can be removed.
 
     Args:
         values: The task's default rewards.
@@ -35,7 +35,7 @@ class RewardDict(dict[str, Any]):
         owner: The task's name, for messages.
     """
 
-    __slots__ = ("optional", "owner", "version")
+    __slots__ = ("edits", "optional", "owner", "sealed", "version")
 
     def __init__(
         self,
@@ -46,13 +46,25 @@ class RewardDict(dict[str, Any]):
         self.optional = tuple(optional)
         self.owner = owner
         super().__init__({key: self._checked(key, value) for key, value in (values or {}).items()})
-        self.version = next(_versions)
-        """A new int object after every change: what was derived from the rewards (the
-        outcome table of ``TrialEnv._step``) is current while it ``is`` the same."""
+        self.version = 0
+        """The number of changes: part of the env's ``config_version``."""
+        self.sealed = False
+        self.edits: dict[str, float] = {}
+        """The changes made since the env was made (key to value)."""
+
+    def seal(self) -> None:
+        """Marks the end of construction: changes from now on are remembered edits."""
+        self.sealed = True
 
     def _checked(self, key: str, value: Any) -> float:
         """``value`` as a float; a reward that is not a finite real number raises."""
         return number(value, f"rewards[{key!r}] of {self.owner or 'this task'}")
+
+    def _changed(self, values: dict[str, float]) -> None:
+        super().update(values)
+        if self.sealed:
+            self.edits.update(values)
+        self.version += 1
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Overrides rewards; an unknown key or a value that is not a finite number raises.
@@ -66,45 +78,56 @@ class RewardDict(dict[str, Any]):
             )
         other: dict[str, Any] = dict(*args, **kwargs)
         check_keys(other, self, self.optional, f"rewards of {self.owner or 'this task'}")
-        super().update({key: self._checked(key, value) for key, value in other.items()})
-        self.version = next(_versions)
+        self._changed({key: self._checked(key, value) for key, value in other.items()})
 
     def __setitem__(self, key: str, value: Any) -> None:
-        super().__setitem__(key, self._checked(key, value))
-        self.version = next(_versions)
+        if self.sealed:
+            check_keys([key], self, self.optional, f"rewards of {self.owner or 'this task'}")
+        self._changed({key: self._checked(key, value)})
+
+    def _refuse_removal(self) -> None:
+        if self.sealed:
+            raise TypeError(
+                f"rewards of {self.owner or 'this task'} keep their keys ({sorted(self)}): "
+                "set a reward to 0 instead of removing it (env.rewards['fail'] = 0)"
+            )
+        self.version += 1
 
     def __delitem__(self, key: str) -> None:
+        self._refuse_removal()
         super().__delitem__(key)
-        self.version = next(_versions)
 
     def pop(self, *args: Any) -> Any:
-        """``dict.pop``."""
-        self.version = next(_versions)
+        """``dict.pop`` while the task is made; afterwards refused (keys stay)."""
+        self._refuse_removal()
         return super().pop(*args)
 
     def popitem(self) -> tuple[str, Any]:
-        """``dict.popitem``."""
-        self.version = next(_versions)
+        """``dict.popitem`` while the task is made; afterwards refused (keys stay)."""
+        self._refuse_removal()
         return super().popitem()
 
     def clear(self) -> None:
-        """``dict.clear``."""
+        """``dict.clear`` while the task is made; afterwards refused (keys stay)."""
+        self._refuse_removal()
         super().clear()
-        self.version = next(_versions)
 
     def setdefault(self, key: str, default: Any = None) -> Any:
         """``dict.setdefault``."""
-        self.version = next(_versions)
         if key not in self:
-            default = self._checked(key, default)
-        return super().setdefault(key, default)
+            self[key] = default
+        return self[key]
 
     def __ior__(self, other: Any) -> RewardDict:  # type: ignore[override,misc]
         self.update(other)
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (RewardDict, (dict(self), self.optional, self.owner))
+        state = (self.version, self.sealed, dict(self.edits))
+        return (RewardDict, (dict(self), self.optional, self.owner), state)
+
+    def __setstate__(self, state: tuple[int, bool, dict[str, float]]) -> None:
+        self.version, self.sealed, self.edits = state
 
     def copy(self) -> RewardDict:
         """A shallow copy with the same accepted keys."""
@@ -122,6 +145,10 @@ class CheckedRewards:
         self.name = name
 
     def __set__(self, env: Any, value: Mapping[str, Any]) -> None:
+        current = env.__dict__.get(self.name)
+        if current is not None and current.sealed:  # a made env: update the keys named
+            current.update(value)
+            return
         cls = type(env)
         if isinstance(value, RewardDict):
             value = RewardDict(value, (*value.optional, *cls.optional_rewards), value.owner)
@@ -154,8 +181,10 @@ class RewardsAndTiming:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         init = cls.__init__
-        if not getattr(init, "_seals_timing", False):
-            cls.__init__ = _sealing_init(init)  # type: ignore[method-assign]
+        if not getattr(init, "_records_arguments", False):
+            cls.__init__ = recording_init(init)  # type: ignore[method-assign]
+        install_arguments(cls)
+        install_class_defaults(cls)
 
     @property
     def timing(self) -> TimingDict:
@@ -164,22 +193,30 @@ class RewardsAndTiming:
 
     @timing.setter
     def timing(self, value: Any) -> None:
-        """Replaces the whole timing (validated); a task's periods stay its periods.
+        """Replaces the whole timing while the task is made; afterwards updates the keys named.
 
         Once the task has periods (its defaults, or those its ``__init__`` assigned), a
         replacement may name only those (``TimingDict.known``: every key its timing held) and
         its ``optional_timing`` ones: a misspelt period
         (``{**env.timing, "decison": 700}``) raises here, naming the close match, instead of
-        leaving the real period at its old duration.
+        leaving the real period at its old duration. On a made env, ``env.timing = {...}``
+        is ``env.timing.update({...})``: periods it does not name keep their timing.
         """
+        current = self.__dict__.get("_timing")
+        if current is not None and current.sealed:
+            if not isinstance(value, Mapping):
+                raise TypeError(
+                    f"timing of {type(self).__name__} must be a mapping of period name to "
+                    f"spec, got {type(value).__name__}"
+                )
+            current.update(value)
+            return
         timing = value if isinstance(value, TimingDict) else TimingDict(value)
         cls = type(self)
-        current = self.__dict__.get("_timing")
         known = current.known if current is not None else {}
-        if known or (current is not None and current.sealed):  # not while __init__ builds it
+        if known:  # not while __init__ builds it
             check_keys(timing, known, cls.optional_timing, f"timing of {cls.__name__}")
         self._timing = timing.bind(self.dt, cls.optional_timing, cls.__name__, known)
-        self._timing.sealed = current is not None and current.sealed
 
     def _configure(self, rewards: Mapping[str, float] | None, timing: Any) -> None:
         """The class's defaults, then ``rewards`` and ``timing`` over them (checked keys)."""
@@ -193,25 +230,3 @@ class RewardsAndTiming:
             self.timing = dict(cls.default_timing)
             if timing:
                 self.timing.update(timing)
-
-
-def _sealing_init(init: Any) -> Any:
-    """``init``, which seals the env's timing when it returns as the outermost ``__init__``.
-
-    Once an env is constructed its periods are settled (a task's ``__init__`` adds them,
-    by item assignment too), so from then on ``env.timing["decison"] = 700`` raises naming
-    the valid keys (:attr:`TimingDict.sealed`) instead of adding a period no trial uses.
-    The outermost call is the one ``type(self).__init__`` names: a subclass's ``__init__``
-    calling its parent's through ``super()`` seals once, after its own code.
-    """
-
-    @functools.wraps(init)
-    def sealing_init(self: Any, *args: Any, **kwargs: Any) -> None:
-        init(self, *args, **kwargs)
-        if type(self).__init__ is sealing_init:
-            timing = self.__dict__.get("_timing")
-            if timing is not None:
-                timing.sealed = True
-
-    sealing_init._seals_timing = True  # type: ignore[attr-defined]
-    return sealing_init

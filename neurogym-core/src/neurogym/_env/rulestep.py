@@ -19,11 +19,13 @@ __all__ = ["RuleStepping"]
 
 def _hits(action: Any, gt: Any, t_ind: int) -> bool:
     """Whether ``action`` equals the ground truth of step ``t_ind`` (False if it has none)."""
-    return t_ind < len(gt) and bool(action == gt[t_ind])
+    if gt is None or t_ind >= len(gt):
+        return False
+    return bool(action == (gt.item(t_ind) if gt.ndim == 1 else gt[t_ind]))
 
 
 class RuleStepping:
-    """The declared rule's step outcomes, cached per configuration (a TrialEnv mixin)."""
+    """The declared rule's step outcomes, cached per ``config_version`` (a TrialEnv mixin)."""
 
     rule: StandardDecision | None
     rewards: dict[str, float]  # (a RewardDict at run time: RewardsAndTiming)
@@ -35,7 +37,7 @@ class RuleStepping:
         """The reward and trial end of ``action`` at step ``t_ind`` under ``rule``.
 
         Reads the rule's one encoding, :meth:`StandardDecision.outcome_table` of the current
-        ``rule``, ``rewards`` and ``abort`` (built again whenever one of them changed). Its
+        ``rule``, ``rewards`` and ``abort`` (built again when ``config_version`` changed). Its
         entries for NEUTRAL steps and for ``fixation_action`` are ``(0, False, False)``
         whatever the configuration (pinned by a test): those steps, most of a trial, return
         without the lookup.
@@ -44,13 +46,10 @@ class RuleStepping:
         code = current.codes[t_ind]  # type: ignore[index]
         if not code or action == rule.fixation_action:  # type: ignore[union-attr]
             return 0.0, False
-        cached, version = self._outcomes, self.rewards.version  # type: ignore[attr-defined]
-        if cached[0] is not rule or cached[1] is not version or cached[2] is not self.abort:
+        cached = self._outcomes
+        if cached[0] != self.config_version:  # type: ignore[attr-defined]
             cached = self._rule_outcomes(rule)
-        try:
-            by_hit = cached[3][code][action == current.gt_list[t_ind]]
-        except (IndexError, TypeError):  # no ground truth, or a live numpy one
-            by_hit = cached[3][code][_hits(action, current.gt_list, t_ind)]
+        by_hit = cached[1][code][_hits(action, current.gt, t_ind)]
         reward, new_trial, correct = by_hit[True]
         if correct:
             self.performance = 1
@@ -60,7 +59,7 @@ class RuleStepping:
         """The rule's reward for a trial that timed out at step ``last`` (sets performance)."""
         rule = self.rule
         assert rule is not None
-        hit = current.gt is not None and bool(action == current.gt_list[last])
+        hit = _hits(action, current.gt, last)
         reward, correct = rule.timeout(self.rewards, hit, action == rule.fixation_action)
         if correct:
             self.performance = 1
@@ -75,5 +74,5 @@ class RuleStepping:
         rewards: Any = self.rewards
         abort = self.abort
         table: OutcomeTable = rule.outcome_table(rewards, abort)
-        self._outcomes = cached = (rule, rewards.version, abort, table)
+        self._outcomes = cached = (self.config_version, table)  # type: ignore[attr-defined]
         return cached

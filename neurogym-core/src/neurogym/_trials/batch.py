@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from neurogym._trials.where import WhereArg
-from neurogym.timing import EPS, _to_steps
+from neurogym.timing import _to_steps
 
 __all__ = [
     "TrialBatch",
     "action_table",
     "concat_rows",
     "exact_cast",
-    "gt_by_step",
     "period_columns",
     "refuse_empty_trials",
     "scatter_cells",
@@ -230,17 +228,6 @@ def concat_rows(parts: list[Any], sizes: list[int]) -> np.ndarray:
         return out
 
 
-def gt_by_step(gt: np.ndarray | None) -> Any:
-    """A trial's ground truth per step, as ``TrialEnv.step`` reads it.
-
-    Scalars become Python numbers (fast to compare with an action); vector ground truths (Box
-    actions) stay one array per step, as the action space holds them.
-    """
-    if gt is None:
-        return []
-    return gt.tolist() if gt.ndim == 1 else list(gt)
-
-
 def action_table(where: WhereArg, space: Any) -> np.ndarray:
     """The action values named ``where`` in a Discrete space, as an array.
 
@@ -311,7 +298,7 @@ def period_columns(bounds: list[Any], n: int, dt: float) -> tuple[np.ndarray, np
     times = np.empty((k, n))
     if set(map(type, bounds)) == {float}:
         steps = np.empty((k, n), dtype=np.intp)
-        steps[...] = np.array([math.floor(bound / dt + EPS) for bound in bounds], np.intp)[:, None]
+        steps[...] = np.array([_to_steps(bound, dt) for bound in bounds], np.intp)[:, None]
         times[...] = np.array(bounds)[:, None]
         return times, steps
     for row, bound in zip(times, bounds, strict=True):

@@ -11,14 +11,13 @@ lookups by identity (it keeps the bound objects, so their ids stay theirs).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from neurogym._trials.batch import per_trial
 from neurogym._trials.ragged import RaggedSpan
-from neurogym.timing import EPS, MAX_TRIAL_STEPS, _to_steps, check_steps
+from neurogym.timing import MAX_TRIAL_STEPS, _to_steps, check_steps
 
 __all__ = ["ZERO", "BoundTable", "PeriodSteps"]
 
@@ -55,7 +54,7 @@ class BoundTable:
                 self._arrays[key] = len(arrays)
                 arrays.append(bound)
             else:  # a float, or a number numpy broadcasts to every trial
-                self._shared[key] = math.floor(float(bound) / dt + EPS)
+                self._shared[key] = _to_steps(float(bound), dt)
         self._steps = self._uniform = None
         if arrays:
             steps = _to_steps(np.array(arrays), dt)
@@ -175,9 +174,9 @@ class PeriodSteps:
         else:
             start, end = span
         dt = self.dt
-        if type(start) is float and type(end) is float:  # _to_steps, inlined
-            first = math.floor(start / dt + EPS)
-            return slice(first, max(first, math.floor(end / dt + EPS)))
+        if type(start) is float and type(end) is float:
+            first = _to_steps(start, dt)
+            return slice(first, max(first, _to_steps(end, dt)))
         key = (id(start), id(end))
         known = self._spans.get(key)
         if known is not None and known[0] is start and known[1] is end:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import copy
-import math
 from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from neurogym.timing import EPS, _floor_to_dt, check_drawn, trunc_exp
+from neurogym.timing import _floor_to_dt, check_drawn, trunc_exp
 
 if TYPE_CHECKING:
     from neurogym._env.env import TrialEnv
@@ -39,7 +38,7 @@ def sample_duration(builder: BatchBuilder, period: str) -> Bound:
     if kind == "constant":
         raw: Bound = spec.args[0]
         if raw >= 0:  # the common case: floor once, no warning check needed unless empty
-            constant = math.floor(raw / dt + EPS) * dt  # _floor_to_dt of a number, inlined
+            constant = _floor_to_dt(float(raw), dt)
             if constant == 0 and raw > 0:
                 env._warn_empty_period(period, spec.raw)
             return constant

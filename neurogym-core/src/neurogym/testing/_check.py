@@ -150,7 +150,7 @@ class _Checker:
             if not np.isfinite(float(reward)):
                 raise AssertionError(f"step {i}: reward {reward!r} is not finite")
             if "gt" in info and not task.action_space.contains(_as_action(info["gt"], task)):
-                raise AssertionError(f"step {i}: info['gt'] = {info['gt']!r} outside the space")
+                raise AssertionError(f"step {i}: info['gt'] = {info['gt']} outside the space")
             if info.get("new_trial"):
                 if "trial" not in info:
                     raise AssertionError(f"step {i}: trial ended without info['trial']")

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from neurogym import TrialBatch
+from neurogym.timing import _to_steps
 
 Policy = Callable[[Any], int]
 EnvT = TypeVar("EnvT")
@@ -132,7 +133,7 @@ def choice_steps(values: tuple[float, ...], dt: float) -> dict[int, float]:
     """Exact pmf of floor(V / dt), V uniform over ``values``."""
     pmf: dict[int, float] = {}
     for value in values:
-        k = math.floor(value / dt + 1e-9)
+        k = _to_steps(value, dt)
         pmf[k] = pmf.get(k, 0.0) + 1 / len(values)
     return pmf
 
