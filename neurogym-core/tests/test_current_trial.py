@@ -81,7 +81,7 @@ def test_prefetched_trials_are_dropped_when_timing_is_replaced():
     "edit",
     [
         lambda env: env.cohs.__setitem__(slice(None), 0.9),  # a derived array, in place
-        lambda env: env.timing["fixation"].__setitem__(0, 5),  # a timing spec, in place
+        lambda env: env.timing["delay"][1].__setitem__(0, 5),  # a timing spec, in place
     ],
 )
 def test_an_edit_inside_a_setting_raises_and_changes_nothing(edit):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -28,6 +29,7 @@ __all__ = [
     "FIXATE",
     "NEUTRAL",
     "RESPOND",
+    "STANDARD_REWARDS",
     "GoNoGoDecision",
     "LastStepReport",
     "Outcome",
@@ -41,6 +43,12 @@ FIXATE = 1
 """Period code of steps where breaking fixation is penalised."""
 RESPOND = 2
 """Period code of steps where a response ends the trial."""
+
+STANDARD_REWARDS: Mapping[str, float] = MappingProxyType(
+    {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+)
+"""The rewards of the standard decision tasks (NeuroGym 2.3.1's ``abort``/``correct``/``fail``):
+a task whose rewards are these declares ``default_rewards = STANDARD_REWARDS``."""
 
 Outcome: TypeAlias = tuple[Any, bool, bool]
 """``(reward, trial ends, correct)`` of one step (``correct`` sets ``performance = 1``)."""

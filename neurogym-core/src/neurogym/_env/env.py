@@ -29,7 +29,7 @@ from neurogym._env.prefetch import (
 )
 from neurogym._env.rewards import RewardsAndTiming
 from neurogym._env.rulestep import RuleStepping
-from neurogym._env.settings import ClassDefault, Configurable, EnvSetting
+from neurogym._env.settings import ClassDefault, Configurable, EnvSetting, given_arguments
 from neurogym._trials.batch import refuse_empty_trials
 from neurogym._trials.builder import BatchBuilder, TrialBatch
 from neurogym._trials.durations import trial_length_stats
@@ -77,9 +77,16 @@ class TrialEnv(
 
     and either declare ``rule = StandardDecision(...)`` or write ``_step(action)``.
 
+    A task's ``__init__`` calls ``super().__init__()``: without arguments it passes on the
+    task's own ``dt`` argument (100 ms if it has none) and, if the class declares
+    ``default_rewards``/``default_timing``, its ``rewards``/``timing`` arguments
+    (:func:`~neurogym._env.settings.given_arguments`); with any of them given, only those.
+
     Args:
         dt: Step size in ms.
         r_tmax: Reward added when a trial times out.
+        rewards: Overrides of ``default_rewards``.
+        timing: Overrides of ``default_timing``.
 
     Attributes:
         rng: The env's ``numpy.random.Generator`` (gymnasium's ``np_random``); every draw of
@@ -150,13 +157,15 @@ class TrialEnv(
 
     def __init__(
         self,
-        dt: float = 100,
+        dt: float | None = None,
         r_tmax: float = 0,
         *,
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
+        if dt is None and rewards is None and timing is None:  # a bare super().__init__()
+            dt, rewards, timing = given_arguments(self)
         self._np_random = None  # gymnasium's (a class attribute of gym.Env; here a slot)
         cls = type(self)
         # The per-step and per-trial paths' switches, from the class's record of overrides,

@@ -121,7 +121,7 @@ def recording_init(init: Callable[..., None]) -> Callable[..., None]:
         outermost = cls.__init__ is recorded_init
         if outermost:
             arguments = _recorded(cls, self, args, kwargs)
-            self.__dict__.pop("_arguments", None)  # (configure's fresh env: a new object)
+            self.__dict__["_given"] = arguments  # for a bare super().__init__()
         init(self, *args, **kwargs)
         if outermost:
             _seal(self, arguments)
@@ -130,8 +130,23 @@ def recording_init(init: Callable[..., None]) -> Callable[..., None]:
     return recorded_init
 
 
+def given_arguments(env: Any) -> tuple[float, Any, Any]:
+    """The ``dt``, ``rewards`` and ``timing`` a bare ``super().__init__()`` passes on.
+
+    The task's own ``dt`` argument (100 ms if it has none), and its ``rewards`` and ``timing``
+    arguments if the class declares ``default_rewards`` and ``default_timing`` (a task that
+    builds its rewards or timing itself, as 2.3.1's tasks do, applies its arguments itself).
+    """
+    given = env.__dict__.get("_given", {})
+    cls = type(env)
+    rewards = given.get("rewards") if cls.default_rewards else None
+    timing = given.get("timing") if cls.default_timing else None
+    return given.get("dt", 100), rewards, timing
+
+
 def _seal(env: Any, arguments: dict[str, Any]) -> None:
     state = vars(env)
+    state.pop("_given", None)
     state["_rescaled"] = tuple(
         name for name, value in arguments.items() if _rescaled(state.get(name), value)
     )
