@@ -166,6 +166,8 @@ class TrialEnv(
         super().__init__()
         if dt is None and rewards is None and timing is None:  # a bare super().__init__()
             dt, rewards, timing = given_arguments(self)
+        elif dt is None:
+            dt = 100
         self._np_random = None  # gymnasium's (a class attribute of gym.Env; here a slot)
         cls = type(self)
         # The per-step and per-trial paths' switches, from the class's record of overrides,
