@@ -243,3 +243,14 @@ def test_an_argument_given_as_a_list_is_held_read_only(configured):
     assert env.levels == ([0.0, 2.0] if configured else [0.0, 1.0])
     with pytest.raises(TypeError, match="assign a whole new value"):
         env.levels[0] = 3.0
+
+
+def test_a_generator_assigned_to_rng_serves_the_next_trial_without_a_reset():
+    env = Scaled()
+    env.reset(seed=0)
+    env.new_trial()  # mid-block
+    env.rng = np.random.default_rng(7)
+    served = _trials(env, 3)
+    other = Scaled()
+    other.rng = np.random.default_rng(7)
+    assert served == _trials(other, 3)

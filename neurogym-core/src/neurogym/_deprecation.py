@@ -243,6 +243,10 @@ class OwnGenerator:
     def np_random(self, value: np.random.Generator) -> None:
         self._np_random = value
         self._np_random_seed = -1  # as gymnasium: the seed of a given generator is unknown
+        self._generator_replaced()
+
+    def _generator_replaced(self) -> None:
+        """Called when a generator is assigned (``TrialEnv`` drops its prefetched trials)."""
 
     @property
     def np_random_seed(self) -> int:

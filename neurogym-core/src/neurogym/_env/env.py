@@ -227,6 +227,9 @@ class TrialEnv(
     def rng(self, value: np.random.Generator) -> None:
         self.np_random = value
 
+    def _generator_replaced(self) -> None:
+        self._pool = None  # the next trial is the new generator's
+
     ob_now: str = OBNOW
     """Sentinel for ``_step`` to return: ``step`` replaces it by the next observation (set on
     the instance too: a hand-written ``_step`` reads it on every step)."""
@@ -412,9 +415,8 @@ class TrialEnv(
         self._action_bounds = discrete_bounds(self.action_space)
         self._small_box = small_box_shape(self.action_space)
         self._reset_done = True
-        pool = self._pool
-        if seed is not None or pool is None or pool.generator is not self._np_random:
-            self._pool = None  # a new stream (or generator): else the trials just go on
+        if seed is not None:
+            self._pool = None  # a new stream: else the trials just go on
         self._current = CurrentTrial.empty_trial(self.dt, self._default_tmax)
         self.num_tr = 0
         self.t_ind = 0

@@ -109,7 +109,6 @@ class TrialPool:
         self.batch = batch
         self.size = batch.size
         self.next = 0
-        self.generator = env._np_random  # what ``reset()`` without a seed continues
         # (after generation: whatever the task's _new_trials set belongs to this version)
         self.version = env.config_version
         size = self.size

@@ -186,7 +186,7 @@ def install_derived(cls: type, state: dict[str, Any]) -> None:
             continue
         defined = inspect.getattr_static(cls, name, None)
         if defined is None:
-            setattr(cls, name, EnvSetting(name))
+            setattr(cls, name, DerivedSetting(name))
         if defined is None or isinstance(defined, EnvSetting):
             names.append(name)
     cls._derived_settings = tuple(names)  # type: ignore[attr-defined]
@@ -393,25 +393,15 @@ _CHECKS = {
 class EnvSetting:
     """A setting every task has (``abort``, its spaces) or a value a task derives.
 
-    Plain while the env is made; afterwards checked (the first ones) and versioned. Reads
-    come from the instance dict, where the constructor put the value (an env without it
-    raises ``AttributeError``, as for a plain attribute).
+    Plain while the env is made; afterwards checked (the first ones) and versioned.
+    Set-only: reads come straight from the instance dict, where every env's constructor puts
+    the value (``TrialEnv.__init__`` sets ``abort``; a task sets its spaces).
     """
 
     __slots__ = ("name",)
 
     def __init__(self, name: str) -> None:
         self.name = name
-
-    def __get__(self, env: Any, owner: type) -> Any:
-        if env is None:
-            return self
-        try:
-            return env.__dict__[self.name]
-        except KeyError:
-            raise AttributeError(
-                f"{type(env).__name__!r} object has no attribute {self.name!r}"
-            ) from None
 
     def __set__(self, env: Any, value: Any) -> None:
         state = env.__dict__
@@ -434,6 +424,26 @@ class EnvSetting:
             raise AttributeError(self.name) from None
         if "_arguments" in env.__dict__:
             env._config_version += 1
+
+
+class DerivedSetting(EnvSetting):
+    """A value a prefetching task derives from its arguments (``cohs``): a versioned setting.
+
+    Reads come from the instance dict; an env without the value (a subclass that deleted it)
+    raises ``AttributeError``, as for a plain attribute.
+    """
+
+    __slots__ = ()
+
+    def __get__(self, env: Any, owner: type) -> Any:
+        if env is None:
+            return self
+        try:
+            return env.__dict__[self.name]
+        except KeyError:
+            raise AttributeError(
+                f"{type(env).__name__!r} object has no attribute {self.name!r}"
+            ) from None
 
 
 class ClassDefault(EnvSetting):
