@@ -9,8 +9,8 @@ per-trial numpy overhead of stepping a single env. The trial sequence is fixed b
 is exactly the env's first ``n`` trials. A task that sets ``prefetch`` is refused at class
 creation (:func:`refuse_prefetch_setting`).
 
-A pool is discarded (and the next block generated) when it is used up, on ``reset(seed=...)``
-(or a ``reset()`` after ``env.rng`` was replaced), and when the env's configuration changed:
+A pool is discarded (and the next block generated) when it is used up, on ``reset(seed=...)``,
+when ``env.rng`` is assigned, and when the env's configuration changed:
 a pool records the :attr:`~neurogym.TrialEnv.config_version` it was generated at, and serves
 trials only while the env's version is that one (every change of a setting bumps it:
 ``docs/architecture.md`` §4). ``reset()`` without a seed (an episode end: gymnasium's
