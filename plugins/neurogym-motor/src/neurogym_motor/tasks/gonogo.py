@@ -82,7 +82,7 @@ class GoNogo(ngym.TrialEnv):
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.actions = [0, 1]
         self.choices = [0, 1]
         self.abort = False

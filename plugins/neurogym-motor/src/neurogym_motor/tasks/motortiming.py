@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 from neurogym_motor.tasks._production import go_target, production_step, refuse_derived
 
 __all__ = ["MotorTiming"]
@@ -72,7 +73,7 @@ class MotorTiming(ngym.TrialEnv):
     generated batch-natively from the env's seeded generator.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 500,
         "cue": ("uniform", (1000, 3000)),
@@ -90,7 +91,7 @@ class MotorTiming(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         prod_margin: float = 0.2,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.prod_margin = validate.number(prod_margin, "prod_margin", minimum=0)
         self.production_ind = [0, 1]
         self.intervals = [800, 1500]

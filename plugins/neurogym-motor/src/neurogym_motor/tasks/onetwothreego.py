@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, TruncExp, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 from neurogym_motor.tasks._production import production_reward, sampled_duration
 
 __all__ = ["OneTwoThreeGo"]
@@ -73,7 +74,7 @@ class OneTwoThreeGo(ngym.TrialEnv):
     ``TruncExp`` kept its own random state). Trials are generated batch-natively.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
 
     # strict score (neurogym_apps.train.evaluate): the env's own performance, 1 for a response
     # inside the tolerance window, which may open before the ground truth switches to "go"

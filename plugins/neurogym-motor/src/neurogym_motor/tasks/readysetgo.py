@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 from neurogym_motor.tasks._production import (
     go_target,
     production_step,
@@ -80,7 +81,7 @@ class ReadySetGo(ngym.TrialEnv):
     Trials are generated batch-natively from the env's seeded generator.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 100,
         "ready": 83,
@@ -100,7 +101,7 @@ class ReadySetGo(ngym.TrialEnv):
         gain: float = 1,
         prod_margin: float = 0.2,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.prod_margin = validate.number(prod_margin, "prod_margin", minimum=0)
         self.gain = validate.number(gain, "gain", minimum=0, exclusive_minimum=True)
         self.abort = False

@@ -15,6 +15,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = [
     "N_MODALITIES",
@@ -65,7 +66,7 @@ class RingTask(ngym.TrialEnv):
     Subclasses set ``timing`` defaults and write ``_new_trials``; see the family modules.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
 
     rule = RING_RULE
 

@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = ["AnnubesEnv"]
 
@@ -218,7 +219,7 @@ class AnnubesEnv(ngym.TrialEnv):
     * Standard forced kwargs; trials are generated batch-natively.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": 1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
 
     cross_trial_state = True  # sequential_count carries over from trial to trial
 

@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = ["AntiReach"]
 
@@ -63,7 +64,7 @@ class AntiReach(ngym.TrialEnv):
     drawn from the env's seeded generator.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 500,
         "stimulus": 500,
@@ -81,7 +82,7 @@ class AntiReach(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         dim_ring: int = 32,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.anti = anti
         self.abort = False
         self.dim_ring = n = validate.integer(

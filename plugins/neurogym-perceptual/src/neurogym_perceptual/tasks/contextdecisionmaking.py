@@ -103,7 +103,7 @@ class ContextDecisionMaking(ngym.TrialEnv):
         sigma: float = 1.0,
         abort: bool = False,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         if not use_expl_context and impl_context_modality not in (0, 1):
             raise ValueError(
                 f"impl_context_modality must be 0 or 1 when use_expl_context is False, "

@@ -111,7 +111,7 @@ class Detection(ngym.TrialEnv):
         delay: float | None = None,
         stim_dur: float = 100,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         validate.number(sigma, "sigma", minimum=0)
         if delay is not None:
             validate.number(delay, "delay", minimum=0)

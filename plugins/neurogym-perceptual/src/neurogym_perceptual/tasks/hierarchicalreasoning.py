@@ -10,6 +10,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 from neurogym.timing import TimingSpec
 
 __all__ = ["HierarchicalReasoning"]
@@ -101,7 +102,7 @@ class HierarchicalReasoning(ngym.TrialEnv):
       trial was generated).
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": ngym.TruncExp(600, 400, 800),
         "rule_target": 1000,
@@ -120,7 +121,7 @@ class HierarchicalReasoning(ngym.TrialEnv):
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.choices = np.arange(2)
         self.mid_delay = median_ms(self.timing.spec("delay"))
         self.abort = False

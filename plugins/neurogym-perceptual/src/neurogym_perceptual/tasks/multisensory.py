@@ -84,7 +84,7 @@ class MultiSensoryIntegration(ngym.TrialEnv):
         sigma: float = 1.0,
         dim_ring: int = 2,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.dim_ring = validate.integer(
             dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING
         )

@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = [
     "PerceptualDecisionMaking",
@@ -112,7 +113,7 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
     batch-natively and drawn from the env's seeded generator.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 100,
         "stimulus": 2000,
@@ -132,7 +133,7 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
         sigma: float = 1.0,
         abort: bool = False,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING)
         cohs = DEFAULT_COHS if cohs is None else cohs
         self.cohs = np.array([validate.number(coh, "cohs[]") for coh in cohs])
@@ -224,7 +225,7 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
     ``stim_scale`` or ``sigma`` raise ``ValueError``.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 0,
         "stimulus": 1150,
@@ -242,7 +243,7 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
         stim_scale: float = 1.0,
         sigma: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.stim_scale = validate.number(stim_scale, "stim_scale")
         self.choices = np.array([1, 2])
         self.cohs = np.asarray(DEFAULT_COHS, dtype=float) * self.stim_scale
@@ -333,7 +334,7 @@ class PulseDecisionMaking(ngym.TrialEnv):
     generated batch-natively and drawn from the env's seeded generator.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
 
     def __init__(
         self,

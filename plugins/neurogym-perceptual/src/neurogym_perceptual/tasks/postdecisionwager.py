@@ -10,6 +10,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 from neurogym_perceptual.tasks.perceptualdecisionmaking import ring_input, ring_scores
 
 __all__ = ["PostDecisionWager"]
@@ -86,7 +87,7 @@ class PostDecisionWager(ngym.TrialEnv):
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 100,
         "stimulus": ngym.TruncExp(180, 100, 900),
@@ -105,7 +106,7 @@ class PostDecisionWager(ngym.TrialEnv):
         dim_ring: int = 2,
         sigma: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING)
         validate.number(sigma, "sigma", minimum=0)
         self.dim_ring = dim_ring

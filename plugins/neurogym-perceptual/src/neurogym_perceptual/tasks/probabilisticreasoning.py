@@ -10,6 +10,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = ["ProbabilisticReasoning"]
 
@@ -73,7 +74,7 @@ class ProbabilisticReasoning(ngym.TrialEnv):
     * trials are generated batch-natively and drawn from the env's seeded generator.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
 
     def __init__(
         self,

@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, spaces
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = ["SpatialSuppressMotion"]
 
@@ -140,7 +141,7 @@ class SpatialSuppressMotion(ngym.TrialEnv):
     * Trials are generated batch-natively from the env's seeded generator.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {"stimulus": 300}
 
     def __init__(
@@ -149,7 +150,7 @@ class SpatialSuppressMotion(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         rewards: Mapping[str, float] | None = None,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self._gt_tables: dict[tuple[int, float], np.ndarray] = {}
         self.abort = False
         self.directions = np.arange(1, len(DIRECTIONS) + 1)

@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = ["ChangingEnvironment"]
 
@@ -75,7 +76,7 @@ class ChangingEnvironment(ngym.TrialEnv):
     whatever the context, refuse it.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 500,
         "stimulus": ngym.TruncExp(1000, 500, 1500),
@@ -95,7 +96,7 @@ class ChangingEnvironment(ngym.TrialEnv):
         cxt_ch_prob: float = 0.001,
         cxt_cue: bool = False,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.cxt_ch_prob = validate.probability(cxt_ch_prob, "cxt_ch_prob")
         self.cxt_cue = validate.boolean(cxt_cue, "cxt_cue")
         self.sides = np.array([1, 2])

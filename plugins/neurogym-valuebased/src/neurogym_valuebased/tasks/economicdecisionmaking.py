@@ -88,7 +88,7 @@ class EconomicDecisionMaking(ngym.TrialEnv):
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.B_to_A = 1 / 2.2
         self.juices = np.array(JUICES)
         self.offers = np.array(OFFERS)

@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = ["DEFAULT_VPAIRS", "DelayComparison"]
 
@@ -65,7 +66,7 @@ class DelayComparison(ngym.TrialEnv):
     declared, so vector envs step the task natively.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 500,
         "stimulus1": 500,
@@ -84,7 +85,7 @@ class DelayComparison(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         sigma: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.vpairs = _checked_pairs(DEFAULT_VPAIRS if vpairs is None else vpairs)
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.abort = False

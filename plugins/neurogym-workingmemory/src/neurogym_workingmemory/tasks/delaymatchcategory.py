@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 from neurogym_workingmemory.tasks.delaymatchsample import ring
 
 __all__ = ["DelayMatchCategory"]
@@ -74,7 +75,7 @@ class DelayMatchCategory(ngym.TrialEnv):
     rule is declared, so vector envs step the task natively.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 500,
         "sample": 650,
@@ -92,7 +93,7 @@ class DelayMatchCategory(ngym.TrialEnv):
         sigma: float = 1.0,
         dim_ring: int = 2,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         dim_ring = validate.integer(dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING)
         self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
         self.choices = np.array(CHOICES)

@@ -91,7 +91,7 @@ class DelayPairedAssociation(ngym.TrialEnv):
         timing: Mapping[str, Any] | None = None,
         sigma: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.choices = np.array([0, 1])
         self.pairs = np.array(PAIRS)
         self.association = 0  # go if the pair's difference is even

@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = ["DualDelayMatchSample"]
 
@@ -74,7 +75,7 @@ class DualDelayMatchSample(ngym.TrialEnv):
     batch-natively from the env's seeded generator.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
 
     def __init__(
         self,

@@ -9,6 +9,7 @@ import numpy as np
 
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = ["IntervalDiscrimination"]
 
@@ -60,7 +61,7 @@ class IntervalDiscrimination(ngym.TrialEnv):
     task natively.
     """
 
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 300,
         "stim1": ("uniform", (300, 600)),
@@ -78,7 +79,7 @@ class IntervalDiscrimination(ngym.TrialEnv):
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.abort = False
         self.choices = np.array([1, 2])
         self.observation_space = spaces.Box(

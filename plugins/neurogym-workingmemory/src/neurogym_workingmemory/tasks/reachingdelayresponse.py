@@ -80,7 +80,7 @@ class ReachingDelayResponse(ngym.TrialEnv):
         lowbound: float = 0.0,
         highbound: float = 1.0,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.lowbound = validate.number(lowbound, "lowbound")
         self.highbound = validate.number(highbound, "highbound")
         if not self.lowbound < self.highbound:

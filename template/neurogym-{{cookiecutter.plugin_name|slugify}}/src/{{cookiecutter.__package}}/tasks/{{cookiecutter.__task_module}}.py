@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import neurogym as ngym
 import numpy as np
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym.rules import STANDARD_REWARDS
 
 __all__ = ["{{ cookiecutter.task_class }}"]
 
@@ -66,7 +67,9 @@ class {{ cookiecutter.task_class }}(ngym.TrialEnv):
     """
 
     # The task's rewards and periods: `rewards=` and `timing=` override them key by key.
-    default_rewards: ClassVar[dict[str, float]] = {"abort": -0.1, "correct": +1.0, "fail": 0.0}
+    # STANDARD_REWARDS is {"abort": -0.1, "correct": +1.0, "fail": 0.0}; write your own dict
+    # if your task pays differently.
+    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
     default_timing: ClassVar[dict[str, Any]] = {
         "fixation": 300,
         "stimulus": ("uniform", (500, 1000)),
@@ -90,7 +93,8 @@ class {{ cookiecutter.task_class }}(ngym.TrialEnv):
         sigma: float = 1.0,
         abort: bool = False,
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        # Passes on dt, rewards and timing: the class declares default_rewards/default_timing.
+        super().__init__()
         # neurogym.validate checks arguments with messages naming the argument and the value.
         cohs = DEFAULT_COHS if cohs is None else cohs
         self.cohs = np.array([validate.number(c, "cohs[]", minimum=0) for c in cohs])
