@@ -39,7 +39,7 @@ class Scaled(TrialEnv):
         sigma: float = 1.0,
         levels: Any = (0.0, 0.5, 1.0),
     ) -> None:
-        super().__init__(dt=dt, rewards=rewards, timing=timing)
+        super().__init__()
         self.scale = validate.number(scale, "scale", minimum=0)
         self.sigma = validate.number(sigma, "sigma", minimum=0)
         self.levels = levels
@@ -254,3 +254,22 @@ def test_a_generator_assigned_to_rng_serves_the_next_trial_without_a_reset():
     other = Scaled()
     other.rng = np.random.default_rng(7)
     assert served == _trials(other, 3)
+
+
+def test_a_bare_super_init_passes_on_the_arguments_of_its_caller_not_the_outermost():
+    class Fixed(Scaled):
+        """A subclass that fixes its parent's timing and dt (its parent calls a bare super)."""
+
+        def __init__(self, extra: int = 1) -> None:
+            super().__init__(dt=50, timing={"fixation": 300})
+
+    class Passing(Scaled):
+        def __init__(self, extra: int = 1, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+
+    fixed = Fixed()
+    assert (fixed.dt, fixed.timing["fixation"]) == (50, 300)
+    assert Passing().dt == 100  # the parent's default, not a guess
+    assert Passing(dt=20).dt == 20
+    fixed.configure(extra=2)  # remade from its own arguments: the parent's values stay
+    assert (fixed.dt, fixed.timing["fixation"]) == (50, 300)

@@ -181,7 +181,8 @@ class RewardsAndTiming:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         init = cls.__init__
-        if not getattr(init, "_records_arguments", False):
+        # (TrialEnv's own __init__ is what a bare super().__init__() reaches: not a task's)
+        if not getattr(init, "_records_arguments", False) and cls.__name__ != "TrialEnv":
             cls.__init__ = recording_init(init)  # type: ignore[method-assign]
         install_arguments(cls)
         install_class_defaults(cls)

@@ -64,9 +64,13 @@ PRESERVED = ("metadata", "spec", "render_mode")
 
 
 # ---------------------------------------------------------------------- constructor arguments
-@functools.cache
 def _signature(cls: type) -> inspect.Signature:
-    return inspect.signature(cls.__init__)  # type: ignore[misc]
+    return _function_signature(cls.__init__)  # type: ignore[misc]
+
+
+@functools.cache
+def _function_signature(function: Callable[..., None]) -> inspect.Signature:
+    return inspect.signature(function)
 
 
 def argument_names(cls: type) -> tuple[str, ...]:
@@ -82,21 +86,22 @@ def _accepts_any_keyword(cls: type) -> bool:
 
 
 def _recorded(
-    cls: type, env: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    init: Callable[..., None], env: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> dict[str, Any]:
-    """The constructor arguments of one call, by name (defaults included, ``**kwargs`` merged)."""
-    bound = _signature(cls).bind(env, *args, **kwargs)
+    """The arguments of one ``__init__`` call, by name (defaults included, ``**kwargs`` merged)."""
+    signature = _function_signature(init)
+    bound = signature.bind(env, *args, **kwargs)
     bound.apply_defaults()
     arguments: dict[str, Any] = {}
     for name, value in list(bound.arguments.items())[1:]:
-        kind = _signature(cls).parameters[name].kind
+        kind = signature.parameters[name].kind
         if kind is inspect.Parameter.VAR_KEYWORD:
             arguments.update(value)
         elif kind is inspect.Parameter.VAR_POSITIONAL:
             if value:
                 raise TypeError(
-                    f"{cls.__name__} was given extra positional arguments {value!r}: a task's "
-                    "settings are named arguments"
+                    f"{type(env).__name__} was given extra positional arguments {value!r}: a "
+                    "task's settings are named arguments"
                 )
         else:
             arguments[name] = value
@@ -104,26 +109,28 @@ def _recorded(
 
 
 def recording_init(init: Callable[..., None]) -> Callable[..., None]:
-    """``init`` that, as the outermost ``__init__`` of a task, records and seals its settings.
+    """``init``, which records its call's arguments and, as the outermost, seals the settings.
 
-    Before the task's own code runs, the call's arguments are recorded; when it returns,
-    the values the task stored under its arguments' names are frozen (:func:`frozen`), an
-    argument it did not store is stored as given (so ``env.<argument>`` reads it back), the
-    rewards and timing are sealed (later edits are remembered) and ``env._arguments`` is set,
-    which ends construction: from then on assigning an argument is ``configure``.
-    The outermost call is the one ``type(self).__init__`` names: a subclass calling its
-    parent's through ``super()`` records and seals once.
+    Every task class's ``__init__`` records the arguments of its call while it runs (a bare
+    ``super().__init__()`` passes on those of the ``__init__`` that calls it:
+    :func:`given_arguments`). The outermost call, the one ``type(self).__init__`` names,
+    also seals the env when it returns: the values the task stored under its arguments'
+    names are frozen (:func:`frozen`), an argument it did not store is stored as given (so
+    ``env.<argument>`` reads it back), the rewards and timing are sealed (later edits are
+    remembered) and ``env._arguments`` is set, which ends construction: from then on
+    assigning an argument is ``configure``.
     """
 
     @functools.wraps(init)
     def recorded_init(self: Any, *args: Any, **kwargs: Any) -> None:
-        cls = type(self)
-        outermost = cls.__init__ is recorded_init
-        if outermost:
-            arguments = _recorded(cls, self, args, kwargs)
-            self.__dict__["_given"] = arguments  # for a bare super().__init__()
-        init(self, *args, **kwargs)
-        if outermost:
+        arguments = _recorded(init, self, args, kwargs)
+        calls = self.__dict__.setdefault("_given", [])
+        calls.append(arguments)  # (a subclass's call is below its parent's)
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            calls.pop()
+        if type(self).__init__ is recorded_init:  # the outermost call
             _seal(self, arguments)
 
     recorded_init._records_arguments = True  # type: ignore[attr-defined]
@@ -133,11 +140,13 @@ def recording_init(init: Callable[..., None]) -> Callable[..., None]:
 def given_arguments(env: Any) -> tuple[float, Any, Any]:
     """The ``dt``, ``rewards`` and ``timing`` a bare ``super().__init__()`` passes on.
 
-    The task's own ``dt`` argument (100 ms if it has none), and its ``rewards`` and ``timing``
+    Those of the ``__init__`` that calls it (a subclass's values reach it only through its
+    own call): its ``dt`` argument (100 ms if it has none), and its ``rewards`` and ``timing``
     arguments if the class declares ``default_rewards`` and ``default_timing`` (a task that
     builds its rewards or timing itself, as 2.3.1's tasks do, applies its arguments itself).
     """
-    given = env.__dict__.get("_given", {})
+    calls = env.__dict__.get("_given")
+    given = calls[-1] if calls else {}
     cls = type(env)
     rewards = given.get("rewards") if cls.default_rewards else None
     timing = given.get("timing") if cls.default_timing else None

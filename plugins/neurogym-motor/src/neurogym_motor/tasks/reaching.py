@@ -35,8 +35,13 @@ class _Reaching(ngym.TrialEnv):
 
     has_groundtruth = False  # the target is an angle; the actions are pointer steps
 
-    def __init__(self) -> None:
-        super().__init__()  # the subclass's dt, rewards and timing arguments
+    def __init__(
+        self,
+        dt: float = 100,
+        rewards: Mapping[str, float] | None = None,
+        timing: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
         if not self.rewards["correct"] > self.rewards["fail"]:
             raise ValueError(
                 f"rewards['correct'] must be greater than rewards['fail'] (performance is the "
@@ -165,7 +170,7 @@ class Reaching1D(_Reaching):
         timing: Mapping[str, Any] | None = None,
         dim_ring: int = 16,
     ) -> None:
-        super().__init__()
+        super().__init__(dt, rewards, timing)
         self.dim_ring = n = validate.integer(
             dim_ring, "dim_ring", minimum=2, maximum=validate.MAX_RING
         )
@@ -246,7 +251,7 @@ class Reaching1DWithSelfDistraction(_Reaching):
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(dt, rewards, timing)
         self.action_space = spaces.Discrete(3)
         self.observation_space = spaces.Box(
             -np.inf, np.inf, shape=(32,), dtype=np.float32, name={"ring": range(32)}
