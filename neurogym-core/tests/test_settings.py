@@ -273,3 +273,14 @@ def test_a_bare_super_init_passes_on_the_arguments_of_its_caller_not_the_outermo
     assert Passing(dt=20).dt == 20
     fixed.configure(extra=2)  # remade from its own arguments: the parent's values stay
     assert (fixed.dt, fixed.timing["fixation"]) == (50, 300)
+
+
+def test_a_bad_value_in_a_configure_call_changes_nothing():
+    env = Scaled()
+    version = env.config_version
+    with pytest.raises(ValueError, match=r"timing\['decision'\]"):
+        env.configure(rewards={"correct": 2.0}, timing={"stimulus": 400, "decision": -1})
+    with pytest.raises(ValueError, match=r"timing\['decision'\]"):
+        env.timing.update(stimulus=400, decision=-1)
+    assert (env.rewards["correct"], env.timing["stimulus"]) == (1.0, ("choice", [200, 300]))
+    assert env.config_version == version

@@ -383,23 +383,23 @@ class TimingDict(dict[str, Any]):
         del self._parsed[key]
 
     def update(self, *args: Any, **kwargs: Any) -> None:
-        """Updates from a mapping or pairs, validating every value."""
+        """Updates from a mapping or pairs, validating every value before changing any."""
         if len(args) > 1:
             raise TypeError(f"update expected at most 1 positional argument, got {len(args)}")
+        other: dict[str, Any] = {}
         if args and args[0] is not None:
-            other = args[0]
-            if not isinstance(other, Mapping):
-                raise TypeError(
-                    f"timing must be a mapping of period name to spec, got {type(other).__name__}"
-                )
-            if self.optional is not None:
-                what = f"timing of {self.owner or 'this task'}"
-                check_keys(other, self.known, self.optional, what)
-            for key, value in other.items():
-                self[key] = value
+            if not isinstance(args[0], Mapping):
+                kind = type(args[0]).__name__
+                raise TypeError(f"timing must be a mapping of period name to spec, got {kind}")
+            other.update(args[0])
+        other.update(kwargs)
         if self.optional is not None:
-            check_keys(kwargs, self.known, self.optional, f"timing of {self.owner or 'this task'}")
-        for key, value in kwargs.items():
+            check_keys(other, self.known, self.optional, f"timing of {self.owner or 'this task'}")
+        if len(other) > 1:  # all checked on a copy first: a bad value changes nothing
+            checked = self.copy()
+            for key, value in other.items():
+                checked[key] = value
+        for key, value in other.items():
             self[key] = value
 
     def __ior__(self, other: Any) -> TimingDict:  # type: ignore[override]

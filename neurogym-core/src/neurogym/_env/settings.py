@@ -355,6 +355,9 @@ def configured(env: TrialEnv, changes: dict[str, Any]) -> None:
         env._config_version += 1
         env._settings_changed()
         return
+    if rewards is not None and timing is not None:  # both checked before either changes
+        env.rewards.copy().update(rewards)
+        env.timing.copy().update(timing)
     if rewards is not None:
         env.rewards.update(rewards)
     if timing is not None:
