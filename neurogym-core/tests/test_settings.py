@@ -284,3 +284,18 @@ def test_a_bad_value_in_a_configure_call_changes_nothing():
         env.timing.update(stimulus=400, decision=-1)
     assert (env.rewards["correct"], env.timing["stimulus"]) == (1.0, ("choice", [200, 300]))
     assert env.config_version == version
+
+
+def test_set_attr_that_would_change_the_spaces_is_refused_and_undone():
+    class Ring(Scaled):
+        def __init__(self, dt: float = 100, channels: int = 2) -> None:
+            super().__init__(dt=dt)
+            names = {"fixation": 0, "stimulus": list(range(1, 1 + channels))}
+            self.observation_space = spaces.Box(-np.inf, np.inf, shape=(1 + channels,), name=names)
+
+    vec = TrialVectorEnv(Ring(), 2)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match=r"change its spaces.*make a new vector env"):
+        vec.set_attr("channels", 4)
+    assert vec.task.observation_space.shape == (3,)
+    assert vec.step(np.zeros(2, dtype=np.intp))[0].shape == (2, 3)

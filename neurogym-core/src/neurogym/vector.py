@@ -521,12 +521,31 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                     "make it with vectorization='loop' to give each its own value"
                 )
             values = first
-        check_attribute(self.task, name)
-        setattr(self.task, name, values)
-        self._reconfigured()
+        task = self.task
+        check_attribute(task, name)
+        arguments = task.__dict__.get("_arguments", {})
+        before = arguments[name] if name in arguments else getattr(task, name)
+        setattr(task, name, values)
+        try:
+            self._reconfigured()
+        except ValueError:  # the vector env keeps the settings it can step
+            if name in arguments:
+                task.configure(**{name: before})
+            else:
+                setattr(task, name, before)
+            self._reconfigured()
+            raise
 
     def _reconfigured(self) -> None:
         """The task's configuration changed: new tables, and the queued trials dropped."""
+        task = self.task
+        spaces = (task.observation_space, task.action_space)
+        if spaces != (self.single_observation_space, self.single_action_space):
+            raise ValueError(
+                f"the new settings of {type(task).__name__} change its spaces (to {spaces[0]} "
+                f"and {spaces[1]}): a vector env's spaces are fixed when it is made; make a new "
+                "vector env with these settings"
+            )
         obstacle = native_obstacle(self.task)
         if obstacle is not None:
             raise ValueError(
