@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "check_readme_table",
     "main",
     "replace_block",
+    "run_update",
     "task_table",
     "update_readme_table",
 ]
@@ -40,6 +41,17 @@ def task_table(plugin: str) -> str:
     return "\n".join(rows)
 
 
+def _check_body(start: str, end: str, body: str) -> None:
+    # A marker inside the body would end the block early: each rewrite would grow the README
+    # and the check would never pass again.
+    for marker in (start, end):
+        if marker in body:
+            raise ValueError(
+                f"the generated text contains the marker {marker!r}, which would end the "
+                "block early; remove it from the source it was generated from"
+            )
+
+
 def replace_block(readme: str | Path, start: str, end: str, body: str) -> bool:
     """Rewrites the text between the ``start`` and ``end`` markers of ``readme`` with ``body``.
 
@@ -47,8 +59,9 @@ def replace_block(readme: str | Path, start: str, end: str, body: str) -> bool:
         Whether the file changed.
 
     Raises:
-        ValueError: If the README has no such block.
+        ValueError: If the README has no such block, or ``body`` contains a marker.
     """
+    _check_body(start, end, body)
     path = Path(readme)
     text = path.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
@@ -63,7 +76,11 @@ def check_block(readme: str | Path, start: str, end: str, body: str, what: str, 
     """Raises ``AssertionError`` if the README's ``start`` ... ``end`` block is not ``body``.
 
     ``what`` names the block in the message and ``fix`` is the command that regenerates it.
+
+    Raises:
+        ValueError: If ``body`` contains a marker (no README could ever match it).
     """
+    _check_body(start, end, body)
     path = Path(readme)
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
     match = pattern.search(path.read_text(encoding="utf-8"))
@@ -84,12 +101,47 @@ def check_readme_table(plugin: str, readme: str | Path) -> None:
     check_block(readme, START, END, task_table(plugin), "task table", fix)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m neurogym.testing.readme PLUGIN README``: rewrites the task table."""
-    args = list(sys.argv[1:] if argv is None else argv)
+def run_update(
+    prog: str, argv: Sequence[str], update: Callable[[str, str], bool], what: str
+) -> int:
+    """``python -m PROG PLUGIN README``: runs ``update(plugin, readme)``, errors as one line.
+
+    Returns:
+        The exit status: 0 success; 2 for a usage error (arguments, an unknown plugin, no such
+        README file); 1 when the plugin's data or the README is malformed or cannot be written.
+    """
+    args = list(argv)
     if len(args) != 2:
-        print("usage: python -m neurogym.testing.readme PLUGIN README.md", file=sys.stderr)
+        print(f"usage: python -m {prog} PLUGIN README.md", file=sys.stderr)
         return 2
-    changed = update_readme_table(args[0], args[1])
-    print(f"{args[1]}: task table {'updated' if changed else 'already up to date'}")
+    plugin, readme = args
+    if not Path(readme).is_file():
+        print(f"{prog}: error: {readme}: no such file; give the plugin's README", file=sys.stderr)
+        return 2
+    try:
+        changed = update(plugin, readme)
+    except LookupError as exc:  # an unknown plugin
+        print(f"{prog}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as exc:
+        print(f"{prog}: {readme}: not UTF-8 text (byte {exc.start})", file=sys.stderr)
+        return 1
+    except (ValueError, OSError) as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 1
+    print(f"{readme}: {what} {'updated' if changed else 'already up to date'}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m neurogym.testing.readme PLUGIN README``: rewrites the task table.
+
+    Returns:
+        The exit status, as :func:`run_update` says.
+    """
+    return run_update(
+        "neurogym.testing.readme",
+        sys.argv[1:] if argv is None else argv,
+        update_readme_table,
+        "task table",
+    )

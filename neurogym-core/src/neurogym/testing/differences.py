@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from neurogym.testing._readme import check_block, replace_block
+from neurogym.testing._readme import check_block, replace_block, run_update
 
 __all__ = [
     "FOLLOWS",
@@ -80,7 +80,11 @@ def _package_of(plugin: str) -> str:
 
     specs = neurogym.tasks(plugin=plugin)
     if not specs:
-        raise LookupError(f"no installed plugin {plugin!r} declares tasks")
+        installed = sorted({spec.plugin for spec in neurogym.tasks()})
+        raise LookupError(
+            f"no installed plugin {plugin!r} declares tasks; installed plugins: "
+            + (", ".join(installed) or "none")
+        )
     return specs[0].entry_point.split(":", 1)[0].split(".", 1)[0]
 
 
@@ -97,8 +101,24 @@ def _string_list(value: object, where: str, *, required: bool = False) -> tuple[
     return tuple(value)
 
 
-def _entry(plugin: str, index: int, raw: dict[str, object]) -> Difference:
-    where = f"{plugin} {FILENAME} entry {index}"
+def _no_markers(where: str, name: str, texts: Iterable[str]) -> None:
+    # A marker in the generated section would end (or restart) it early: every run would then
+    # grow the README, and check_readme_section would fail forever.
+    for marker in (START, END):
+        if any(marker in text for text in texts):
+            raise ValueError(
+                f"{where}: {name!r} contains the README marker {marker!r}, which would end the "
+                "generated section early; remove it"
+            )
+
+
+def _entry(plugin: str, index: int, raw: object, *, file: str | None = None) -> Difference:
+    where = f"{file or f'{plugin} {FILENAME}'} entry {index}"
+    if not isinstance(raw, dict):
+        raise ValueError(
+            f"{where}: each entry must be a [[difference]] table, got {type(raw).__name__} "
+            f"{raw!r}; known fields: {sorted(_FIELDS)}"
+        )
     unknown = set(raw) - _FIELDS
     if unknown:
         raise ValueError(f"{where}: unknown fields {sorted(unknown)}; known: {sorted(_FIELDS)}")
@@ -110,7 +130,7 @@ def _entry(plugin: str, index: int, raw: dict[str, object]) -> Difference:
     source = raw.get("source", "")
     if not isinstance(source, str):
         raise ValueError(f"{where}: 'source' must be a string, got {source!r}")
-    return Difference(
+    difference = Difference(
         plugin=plugin,
         tasks=_string_list(raw.get("tasks"), f"{where}: tasks", required=True),
         summary=" ".join(str(raw["summary"]).split()),
@@ -120,6 +140,25 @@ def _entry(plugin: str, index: int, raw: dict[str, object]) -> Difference:
         tests=_string_list(raw.get("tests"), f"{where}: tests"),
         shows=_string_list(raw.get("shows"), f"{where}: shows"),
     )
+    for name in ("tasks", "summary", "reason", "source", "tests"):  # the rendered fields
+        value = getattr(difference, name)
+        _no_markers(where, name, (value,) if isinstance(value, str) else value)
+    return difference
+
+
+def _parse(path: str, text: bytes) -> dict[str, object]:
+    """The TOML table of a differences file; a ValueError naming ``path`` if it is not one."""
+    valid = f"a {FILENAME} is UTF-8 TOML holding only [[difference]] tables"
+    try:
+        return tomllib.loads(text.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path}: not UTF-8 (byte {exc.start} is {text[exc.start : exc.start + 1]!r}); {valid}"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: not valid TOML: {exc}; {valid}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply to parse; {valid}") from None
 
 
 def declared(plugin: str) -> list[Difference]:
@@ -139,11 +178,14 @@ def declared(plugin: str) -> list[Difference]:
     resource = importlib.resources.files(package) / FILENAME
     if not resource.is_file():
         return []
-    data = tomllib.loads(resource.read_text(encoding="utf-8"))
+    data = _parse(str(resource), resource.read_bytes())
     entries = data.get("difference", [])
     if set(data) - {"difference"} or not isinstance(entries, list):
-        raise ValueError(f"{plugin} {FILENAME}: only [[difference]] tables are allowed")
-    return [_entry(plugin, i, raw) for i, raw in enumerate(entries, start=1)]
+        raise ValueError(
+            f"{resource}: only [[difference]] tables are allowed, got top-level keys "
+            f"{sorted(data)}"
+        )
+    return [_entry(plugin, i, raw, file=str(resource)) for i, raw in enumerate(entries, 1)]
 
 
 def unexplained(findings: Iterable[str], differences: Sequence[Difference]) -> list[str]:
@@ -202,14 +244,19 @@ def check_readme_section(plugin: str, readme: str | Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m neurogym.testing.differences PLUGIN README``: rewrites the section."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 2:
-        print("usage: python -m neurogym.testing.differences PLUGIN README.md", file=sys.stderr)
-        return 2
-    changed = update_readme_section(args[0], args[1])
-    print(f"{args[1]}: differences {'updated' if changed else 'already up to date'}")
-    return 0
+    """``python -m neurogym.testing.differences PLUGIN README``: rewrites the section.
+
+    Returns:
+        The exit status: 0 success; 1 when the plugin's differences file or the README is
+        malformed; 2 for a usage error (arguments, an unknown plugin, no such README). Errors
+        are one line on stderr.
+    """
+    return run_update(
+        "neurogym.testing.differences",
+        sys.argv[1:] if argv is None else argv,
+        update_readme_section,
+        "differences",
+    )
 
 
 if __name__ == "__main__":
