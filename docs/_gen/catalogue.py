@@ -11,11 +11,18 @@ Pages: ``tasks/index.md`` (every task), ``tasks/<plugin>/index.md`` per family,
 ``tasks/<plugin>/<Task>.md`` (and ``.png``) per task, ``tags/index.md`` and ``tags/<tag>.md``
 per tag, and ``tasks/SUMMARY.md`` and ``tags/SUMMARY.md``, the navigation that
 mkdocs-literate-nav reads.
+
+Text a plugin wrote is data on every page: it goes in through :func:`text` (every character
+that markdown or HTML could read as markup becomes an HTML entity, control characters are
+escaped first by ``display_text``), :func:`code` and :func:`link` (only ``http(s)`` URLs
+become links). Page paths are built only from names that :func:`slug` reduces to
+``[A-Za-z0-9._-]`` without leading dots, so no name can leave ``tasks/`` or ``tags/``.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import inspect
 import io
 import json
@@ -24,6 +31,7 @@ import multiprocessing
 import os
 import re
 import struct
+import urllib.parse
 import zlib
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -35,6 +43,7 @@ from sitelinks import DOCS
 
 import neurogym
 from neurogym import TaskSpec
+from neurogym._registry.specs import display_text, is_http_url
 from neurogym.testing.differences import Difference, declared
 from neurogym.timing import parse_timing
 
@@ -52,11 +61,108 @@ DASH = "\N{EN DASH}"  # an empty table cell
 
 
 def slug(text: str) -> str:
-    """A file-name-safe form of a tag or name: ``"context dependent"`` -> ``context-dependent``."""
-    out = re.sub(r"[^A-Za-z0-9._]+", "-", text).strip("-")
-    if not out:
-        raise ValueError(f"{text!r} has no letter or digit to name a page by")
-    return out
+    """A file-name-safe form of a tag or name: ``"context dependent"`` -> ``context-dependent``.
+
+    Only ``[A-Za-z0-9._-]``, at most 80 characters, never starting or ending with ``.`` or
+    ``-`` (so never ``..``); a text without ASCII letters or digits gets ``_`` and a hash.
+    """
+    out = re.sub(r"[^A-Za-z0-9._]+", "-", text)[:80].strip("-.")
+    return out or "_" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:12]
+
+
+#: Characters plugin text keeps as they are on a page; every other one becomes an entity.
+_PLAIN_PUNCTUATION = frozenset(" ,;:/?=%@.'\"()_-")
+#: Characters a code span may hold as they are (a value with others goes in <code> escaped).
+_CODE_SAFE = re.compile(r"[A-Za-z0-9_.:/=-]+")
+#: Characters an http(s) URL keeps in a markdown link; others are percent-encoded.
+_URL_SAFE = "/:?#@!$&*+,;=%~"
+
+
+def text(value: object) -> str:
+    """Plugin text as markdown that renders as exactly that text, on one line.
+
+    Whitespace runs become one space and control characters are escaped (``display_text``);
+    then every character but letters, digits, spaces and ``,;:/?=%@.'"-`` becomes an HTML
+    entity (``<`` -> ``&#60;``, ``[`` -> ``&#91;``, ``{`` -> ``&#123;``, ``|`` -> ``&#124;``),
+    so nothing in it is read as HTML, a link, an image, an attribute list or a table cell.
+    """
+    shown = display_text(" ".join(str(value).split()))
+    return "".join(
+        char if char.isalnum() or char in _PLAIN_PUNCTUATION else f"&#{ord(char)};"
+        for char in shown
+    )
+
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+).+?\1")
+_LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]*)")
+_REFERENCE = re.compile(r"^(\s{0,3}\[[^\]]+\]):")
+_RELATIVE = re.compile(r"[A-Za-z0-9_./#-]*")
+
+
+def _safe_link(match: re.Match[str]) -> str:
+    target = match.group(1)
+    if is_http_url(target) or _RELATIVE.fullmatch(target):
+        return match.group(0)
+    return "]&#40;" + text(match.group(0)[2:])  # no longer a link: the target shown as text
+
+
+_COMMENT = re.compile(r"\s*<!--[^<>]*-->\s*")  # a whole-line HTML comment (task-table markers)
+
+
+def _safe_prose(line: str) -> str:
+    if _COMMENT.fullmatch(line):
+        return line
+    line = line.replace("<", "&lt;").replace("{", "&#123;").replace("}", "&#125;")
+    line = _LINK_TARGET.sub(_safe_link, line)
+    return _REFERENCE.sub(r"\1&#58;", line)
+
+
+def safe_markdown(markdown: str) -> str:
+    """Plugin markdown (a docstring, a third-party README) that keeps its formatting, not HTML.
+
+    Outside code spans and fenced blocks: ``<`` becomes ``&lt;`` (no raw HTML, no ``<...>``
+    autolinks), ``{``/``}`` entities (no attribute lists, so no ``onerror=``), control
+    characters are escaped and a link or reference whose target is neither an http(s) URL
+    nor a plain relative path (``javascript:``, ``data:``) is shown as text.
+    """
+    out: list[str] = []
+    fence = ""
+    for line in display_text(markdown, multiline=True).split("\n"):
+        opener = _FENCE.match(line)
+        if fence:
+            if opener and opener.group(1).startswith(fence):
+                fence = ""
+            out.append(line)
+            continue
+        if opener:
+            fence = opener.group(1)
+            out.append(line)
+            continue
+        pieces, last = [], 0
+        for span in _CODE_SPAN.finditer(line):
+            pieces += [_safe_prose(line[last : span.start()]), span.group(0)]
+            last = span.end()
+        out.append("".join([*pieces, _safe_prose(line[last:])]))
+    return "\n".join(out)
+
+
+def code(value: object) -> str:
+    """Plugin text as inline code: a code span if it is plain, else ``<code>`` with entities."""
+    shown = str(value)
+    if _CODE_SAFE.fullmatch(shown):
+        return f"`{shown}`"
+    return f"<code>{text(shown)}</code>"
+
+
+def link(label: str, url: object) -> str:
+    """``label`` (markdown) linking ``url`` if it is an http(s) URL; else the URL as text.
+
+    ``javascript:``, ``data:``, relative and malformed links are never links.
+    """
+    if is_http_url(url):
+        return f"[{label}]({urllib.parse.quote(str(url), safe=_URL_SAFE)})"
+    return f"{label} ({text(url)}; not an http(s) link)"
 
 
 @dataclass(frozen=True)
@@ -111,8 +217,8 @@ def rel(target: str, page: str) -> str:
     return os.path.relpath(target, os.path.dirname(page) or ".").replace(os.sep, "/")
 
 
-def _cell(text: object) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
+def _cell(value: object) -> str:
+    return " ".join(str(value).split()).replace("|", "\\|")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,17 +334,17 @@ def _dims(indices: object) -> str:
 def space_section(title: str, space: Any) -> list[str]:
     """A space's type and a table of its named dims."""
     names = getattr(space, "name", None)
-    lines = [f"### {title}", "", f"`{_cell(type(space).__name__)}`, shape "
-             f"`{getattr(space, 'shape', None)}`"]  # fmt: skip
+    lines = [f"### {title}", "", f"{code(type(space).__name__)}, shape "
+             f"{code(getattr(space, 'shape', None))}"]  # fmt: skip
     if isinstance(space, neurogym.spaces.Box):
-        lines[-1] += f", dtype `{space.dtype}`"
+        lines[-1] += f", dtype {code(space.dtype)}"
     elif isinstance(space, neurogym.spaces.Discrete):
-        lines[-1] += f", {space.n} actions"
+        lines[-1] += f", {text(space.n)} actions"
     lines.append("")
     if not isinstance(names, Mapping) or not names:
         return [*lines, "No named dims.", ""]
     lines += ["| name | dims |", "|---|---|"]
-    lines += [f"| `{_cell(name)}` | {_dims(index)} |" for name, index in names.items()]
+    lines += [f"| {code(name)} | {_dims(index)} |" for name, index in names.items()]
     return [*lines, ""]
 
 
@@ -247,7 +353,7 @@ def describe_timing(raw: Any) -> str:
     try:
         spec = parse_timing(raw)
     except (TypeError, ValueError):
-        return f"`{_cell(repr(raw))}`"
+        return code(repr(raw))
     a = [f"{v:g}" for v in spec.args]
     if spec.kind == "constant":
         return f"{a[0]} ms"
@@ -270,13 +376,13 @@ def timing_section(env: Any) -> list[str]:
         lines += ["No timed periods: the task's trials are not built from periods.", ""]
     else:
         lines += ["| period | duration |", "|---|---|"]
-        lines += [f"| `{_cell(k)}` | {describe_timing(v)} |" for k, v in timing.items()]
+        lines += [f"| {code(k)} | {describe_timing(v)} |" for k, v in timing.items()]
         lines.append("")
     optional = tuple(getattr(env, "optional_timing", ()) or ())
     if optional:
         lines += [f"Optional periods (absent unless given in `timing=`): "
-                  f"{', '.join(f'`{p}`' for p in optional)}.", ""]  # fmt: skip
-    lines.append(f"Step size `dt` = {getattr(env, 'dt', '?')} ms.")
+                  f"{', '.join(code(p) for p in optional)}.", ""]  # fmt: skip
+    lines.append(f"Step size `dt` = {text(getattr(env, 'dt', '?'))} ms.")
     return [*lines, ""]
 
 
@@ -286,14 +392,14 @@ def rewards_section(env: Any) -> list[str]:
     lines = ["## Rewards", ""]
     if rewards:
         lines += ["| outcome | reward |", "|---|---|"]
-        lines += [f"| `{_cell(k)}` | {v:g} |" if isinstance(v, int | float)
-                  else f"| `{_cell(k)}` | `{_cell(v)}` |" for k, v in rewards.items()]  # fmt: skip
+        lines += [f"| {code(k)} | {v:g} |" if isinstance(v, int | float)
+                  else f"| {code(k)} | {code(v)} |" for k, v in rewards.items()]  # fmt: skip
     else:
         lines.append("No reward dict.")
     optional = tuple(getattr(env, "optional_rewards", ()) or ())
     if optional:
         lines += ["", f"Optional rewards (paid only when given in `rewards=`): "
-                      f"{', '.join(f'`{r}`' for r in optional)}."]  # fmt: skip
+                      f"{', '.join(code(r) for r in optional)}."]  # fmt: skip
     return [*lines, ""]
 
 
@@ -343,11 +449,11 @@ def differences_section(differences: list[Difference], name: str) -> list[str]:
     if not own:
         return [*lines, "None declared by its plugin.", ""]
     for d in own:
-        text = f"- {d.summary} *Why:* {d.reason} *Follows:* {d.follows}"
-        text += f" ({d.source})." if d.source else "."
+        item = f"- {text(d.summary)} *Why:* {text(d.reason)} *Follows:* {text(d.follows)}"
+        item += f" ({text(d.source)})." if d.source else "."
         if d.tests:
-            text += " Tests: " + ", ".join(f"`{t}`" for t in d.tests) + "."
-        lines.append(text)
+            item += " Tests: " + ", ".join(code(t) for t in d.tests) + "."
+        lines.append(item)
     return [*lines, ""]
 
 
@@ -385,31 +491,31 @@ def task_markdown(
     spec, page = entry.spec, entry.page
     doc = inspect.getdoc(type(env)) or ""
     summary, _, body = doc.partition("\n")
-    family = f"[{spec.plugin}]({rel(family_page(spec.plugin), page)})"
-    tags = ", ".join(f"[{t}]({rel(tag_page(t), page)})" for t in spec.tags) or "none"
-    paper = spec.paper_name or DASH
+    family = f"[{text(spec.plugin)}]({rel(family_page(spec.plugin), page)})"
+    tags = ", ".join(f"[{text(t)}]({rel(tag_page(t), page)})" for t in spec.tags) or "none"
+    paper = text(spec.paper_name) or DASH
     if spec.paper_link:
-        paper = f"[{_cell(paper)}]({spec.paper_link})"
+        paper = link(paper, spec.paper_link)
     obstacle = spec.vector_obstacle()
     vector = (
         "native (numpy-batched)" if obstacle is None else f"loops over single envs: {obstacle}"
     )
-    kwargs = ", ".join(f"`{k}={v!r}`" for k, v in spec.kwargs.items()) or "none"
+    kwargs = ", ".join(code(f"{k}={v!r}") for k, v in spec.kwargs.items()) or "none"
     gt = getattr(env, "has_groundtruth", True)
     policy = "its ground-truth actions" if gt else "random actions (the task has no ground truth)"
     lines = [
         f"# {spec.name}",
         "",
-        f"**{_cell(spec.description or summary)}**",
+        f"**{text(spec.description or summary)}**",
         "",
         f"| id | `{spec.id}` |",
         "|---|---|",
-        f"| family | {family} (distribution `{spec.distribution}`) |",
+        f"| family | {family} (distribution {code(spec.distribution)}) |",
         f"| tags | {tags} |",
         f"| paper | {paper} |",
         f"| class | `{spec.entry_point}` |",
-        f"| default arguments | {_cell(kwargs)} |",
-        f"| vector env | {_cell(vector)} |",
+        f"| default arguments | {kwargs} |",
+        f"| vector env | {text(vector)} |",
         "",
         "```python",
         "import neurogym",
@@ -433,7 +539,8 @@ def task_markdown(
         *differences_section(differences, spec.name),
     ]
     if body.strip():
-        lines += ["## From the task's docstring", "", summary, "", docstring_markdown(body), ""]
+        docstring = safe_markdown(f"{summary}\n\n{docstring_markdown(body)}")
+        lines += ["## From the task's docstring", "", docstring, ""]
     return "\n".join(lines)
 
 
@@ -467,11 +574,11 @@ def task_table(items: list[Entry], page: str, *, family: bool = True) -> list[st
     lines = [head, "|---|---|---|---|" if family else "|---|---|---|"]
     for entry in items:
         spec = entry.spec
-        tags = ", ".join(f"[{t}]({rel(tag_page(t), page)})" for t in spec.tags)
-        cells = [f"[{spec.name}]({rel(entry.page, page)})"]
+        tags = ", ".join(f"[{text(t)}]({rel(tag_page(t), page)})" for t in spec.tags)
+        cells = [f"[{text(spec.name)}]({rel(entry.page, page)})"]
         if family:
-            cells.append(f"[{spec.plugin}]({rel(family_page(spec.plugin), page)})")
-        cells += [tags, _cell(spec.description)]
+            cells.append(f"[{text(spec.plugin)}]({rel(family_page(spec.plugin), page)})")
+        cells += [tags, text(spec.description)]
         lines.append("| " + " | ".join(cells) + " |")
     return [*lines, ""]
 
@@ -506,7 +613,9 @@ def catalogue_index(items: list[Entry]) -> str:
         f"its declared differences from {UPSTREAM}.",
         "",
         "Families: "
-        + ", ".join(f"[{p}]({rel(family_page(p), page)}) ({len(e)})" for p, e in families.items())
+        + ", ".join(
+            f"[{text(p)}]({rel(family_page(p), page)}) ({len(e)})" for p, e in families.items()
+        )
         + ".",
         "",
         f"By tag: [all tags]({rel('tags/index.md', page)}).",
@@ -521,23 +630,24 @@ def tags_index(items: list[Entry]) -> str:
     page = "tags/index.md"
     lines = ["# Tasks by tag", "", "| tag | tasks |", "|---|---|"]
     for tag, group in by_tag(items).items():
-        names = ", ".join(f"[{e.spec.name}]({rel(e.page, page)})" for e in group)
-        lines.append(f"| [{tag}]({rel(tag_page(tag), page)}) | {names} |")
+        names = ", ".join(f"[{text(e.spec.name)}]({rel(e.page, page)})" for e in group)
+        lines.append(f"| [{text(tag)}]({rel(tag_page(tag), page)}) | {names} |")
     return "\n".join([*lines, ""])
 
 
 def tag_markdown(tag: str, group: list[Entry]) -> str:
     """The page of one tag."""
     page = tag_page(tag)
-    return "\n".join([f"# Tag: {tag}", "", f"{len(group)} tasks.", "", *task_table(group, page)])
+    lines = [f"# Tag: {text(tag)}", "", f"{len(group)} tasks.", "", *task_table(group, page)]
+    return "\n".join(lines)
 
 
 def summary_nav(items: list[Entry]) -> dict[str, str]:
     """``tasks/SUMMARY.md`` and ``tags/SUMMARY.md``: the navigation (mkdocs-literate-nav)."""
     tasks = ["- [All tasks](index.md)"]
     for plugin, group in by_family(items).items():
-        tasks.append(f"- [{plugin}]({rel(family_page(plugin), 'tasks/SUMMARY.md')})")
-        tasks += [f"    - [{e.spec.name}]({rel(e.page, 'tasks/SUMMARY.md')})" for e in group]
+        tasks.append(f"- [{text(plugin)}]({rel(family_page(plugin), 'tasks/SUMMARY.md')})")
+        tasks += [f"    - [{text(e.spec.name)}]({rel(e.page, 'tasks/SUMMARY.md')})" for e in group]
     tags = ["- [All tags](index.md)"]
-    tags += [f"- [{t}]({rel(tag_page(t), 'tags/SUMMARY.md')})" for t in by_tag(items)]
+    tags += [f"- [{text(t)}]({rel(tag_page(t), 'tags/SUMMARY.md')})" for t in by_tag(items)]
     return {"tasks/SUMMARY.md": "\n".join(tasks) + "\n", "tags/SUMMARY.md": "\n".join(tags) + "\n"}

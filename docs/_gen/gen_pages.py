@@ -103,10 +103,14 @@ def family_markdown(
     distribution = items[0].spec.distribution
     table = "\n".join(catalogue.task_table(items, page, family=False))
     summary, readme, source = about(distribution, repo)
+    if source is None:  # a third-party README, from installed metadata: plugin text
+        readme = catalogue.safe_markdown(readme)
     body = sitemap.rewrite(demote_headings(drop_title(readme)), source, page)
     body, found = replace_block(body, *TASK_TABLE, table)
     count = f"{len(items)} task{'s' * (len(items) != 1)}"
-    lines = [f"# Family: {plugin}", "", f"Distribution `{distribution}`, {count}. {summary}", ""]
+    shown = catalogue.code(distribution)
+    about_it = f"Distribution {shown}, {count}. {catalogue.text(summary)}"
+    lines = [f"# Family: {catalogue.text(plugin)}", "", about_it.rstrip(), ""]
     if not found:
         lines += ["## Tasks", "", table, ""]
     if body.strip():

@@ -40,6 +40,7 @@ from typing import Any
 import neurogym
 from neurogym import TaskSpec
 from neurogym._registry.commands import FIRST_PARTY_COMMANDS, CommandSpec, first_party_command
+from neurogym._registry.specs import display_text, is_http_url
 from neurogym.commands import (
     CommandError,
     UsageError,
@@ -73,6 +74,13 @@ _TEMPLATE_CANDIDATES = (_HERE / "_template", _HERE.parent.parent.parent / "templ
 
 
 # ------------------------------------------------------------------------------------ helpers
+# Text a plugin wrote (tags, descriptions, paper fields, docstrings, its errors) is printed only
+# through display_text (neurogym._registry.specs): control characters are shown escaped, so
+# an ANSI/OSC sequence never reaches the terminal and a newline never forges a row or a field.
+def _tags(spec: TaskSpec) -> str:
+    return ", ".join(display_text(tag) for tag in spec.tags)
+
+
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(row[i]) for row in (headers, *rows)) for i in range(len(headers))]
     lines = (
@@ -88,7 +96,8 @@ def _plural(count: int, noun: str) -> str:
 
 def _check_known(kind: str, value: str | None, known: Sequence[str]) -> None:
     if value is not None and value not in known:
-        raise UsageError(f"unknown {kind} {value!r}; installed {kind}s: {', '.join(known)}")
+        shown = ", ".join(display_text(item) for item in known)
+        raise UsageError(f"unknown {kind} {value!r}; installed {kind}s: {shown}")
 
 
 def _plugins() -> list[str]:
@@ -101,7 +110,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     _check_known("tag", args.tag, neurogym.tags())
     _check_known("plugin", args.plugin, _plugins())
     specs = neurogym.tasks(tag=args.tag, plugin=args.plugin)
-    rows = [(spec.id, spec.plugin, ", ".join(spec.tags)) for spec in specs]
+    rows = [(spec.id, display_text(spec.plugin), _tags(spec)) for spec in specs]
     print(_table(("id", "plugin", "tags"), rows))
     print(f"\n{_plural(len(specs), 'task')}")
     return 0
@@ -116,23 +125,31 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("id", spec.id),
         ("entry point", spec.entry_point),
         ("plugin", f"{spec.plugin} (distribution {spec.distribution or 'unknown'})"),
-        ("tags", ", ".join(spec.tags)),
+        ("tags", _tags(spec)),
         ("paper", spec.paper_name),
-        ("paper link", spec.paper_link),
+        ("paper link", _paper_link(spec.paper_link)),
         ("description", spec.description),
         ("default kwargs", repr(kwargs) if kwargs else "none"),
     ]
     width = max(len(name) for name, _ in fields) + 1
     for name, value in fields:
-        print(f"{name + ':':<{width}} {value}")
+        print(f"{name + ':':<{width}} {display_text(value)}")
     try:
         cls = spec.load()
     except Exception as exc:  # any import error of the task's module
-        problem = f"{type(exc).__name__}: {exc}"
+        problem = display_text(f"{type(exc).__name__}: {exc}")
         raise CommandError(f"cannot import {spec.entry_point}: {problem}") from exc
-    print(f"{'vectorized:':<{width}} {_vectorized(spec)}")
-    print(f"\n{inspect.getdoc(cls) or '(the task class has no docstring)'}")
+    print(f"{'vectorized:':<{width}} {display_text(_vectorized(spec))}")
+    doc = inspect.getdoc(cls) or "(the task class has no docstring)"
+    print(f"\n{display_text(doc, multiline=True)}")
     return 0
+
+
+def _paper_link(link: str) -> str:
+    """The paper link as it is, if it is an http(s) URL; anything else quoted, marked as text."""
+    if not link or is_http_url(link):
+        return link
+    return f"{link!r} (not an http(s) link; shown as text)"
 
 
 def _vectorized(spec: TaskSpec) -> str:
@@ -187,13 +204,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     failures: list[str] = []
     for spec in specs:
         elapsed, failure = _check_one(spec, args.steps)
-        rows.append((spec.id, spec.plugin, "PASS" if failure is None else "FAIL", elapsed))
+        result = "PASS" if failure is None else "FAIL"
+        rows.append((spec.id, display_text(spec.plugin), result, elapsed))
         if failure is not None:
             failures.append(failure)
     if rows:
         print(_table(("task", "plugin", "result", "time"), rows))
     for message in (*failures, *(f"plugin problem: {problem}" for problem in problems)):
-        print(f"\n{message}")
+        print(f"\n{display_text(message, multiline=True)}")
     summary = f"{len(rows) - len(failures)} passed, {len(failures)} failed"
     if problems:
         summary += f", {_plural(len(problems), 'plugin problem')}"
@@ -404,14 +422,16 @@ def _add_plugin_commands(sub: Any, selected: str | None, commands: dict[str, Com
     package brings it.
     """
     for name, spec in commands.items():
-        parser = sub.add_parser(name, help=spec.summary or f"(from {spec.distribution})")
+        summary = display_text(spec.summary or f"(from {spec.distribution})")
+        parser = sub.add_parser(name, help=summary.replace("%", "%%"))  # argparse formats help
         if name != selected:
             continue
         try:
             run = spec.load()(parser)
         except Exception as exc:  # the command's module or its configuration fails
-            problem = f"{type(exc).__name__}: {exc}"
-            raise CommandError(f"cannot load it from {spec.distribution}: {problem}") from exc
+            problem = display_text(f"{type(exc).__name__}: {exc}")
+            origin = display_text(spec.distribution)
+            raise CommandError(f"cannot load it from {origin}: {problem}") from exc
         parser.set_defaults(run=run)
     for name, (distribution, extra) in FIRST_PARTY_COMMANDS.items():
         if name not in commands:

@@ -33,7 +33,7 @@ from neurogym._registry.firstparty import (
     is_reserved_namespace,
 )
 from neurogym._registry.registry import Registry
-from neurogym._registry.specs import TaskSpec, WrapperSpec
+from neurogym._registry.specs import PLUGIN_NAME_FORM, PLUGIN_NAME_RE, TaskSpec, WrapperSpec
 from neurogym.errors import NeurogymPluginWarning
 
 __all__ = [
@@ -243,10 +243,30 @@ def _has(candidates: Sequence[importlib_metadata.EntryPoint], distribution: str)
     return any(distribution_key(_distribution_of(ep)) == distribution for ep in candidates)
 
 
+def _valid_name(name: str, candidates: Sequence[importlib_metadata.EntryPoint]) -> bool:
+    """Whether ``name`` may be a plugin name; if not, warn naming every declarer (none loads).
+
+    A plugin name becomes a path part (the docs catalogue's ``tasks/<plugin>/``) and is shown
+    in listings, so it must match :data:`~neurogym._registry.specs.PLUGIN_NAME_RE` (``..``,
+    ``/``, spaces and control characters are refused before anything is imported).
+    """
+    if PLUGIN_NAME_RE.fullmatch(name):
+        return True
+    for ep in candidates:
+        _warn(
+            name,
+            _distribution_of(ep),
+            f"was skipped: its entry-point name is not a valid plugin name (expected "
+            f"{PLUGIN_NAME_FORM}); it is never imported. Its author must pick another "
+            "entry-point name",
+        )
+    return False
+
+
 def _load_entry_points(pm: PluginManager) -> None:
     disabled = _disabled_plugins()
     for name, candidates in _by_name(_plugin_entry_points()).items():
-        if name in disabled:
+        if name in disabled or not _valid_name(name, candidates):
             continue
         ep = _admitted(name, candidates)
         if ep is None:

@@ -11,6 +11,7 @@ import functools
 import importlib
 import inspect
 import re
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
@@ -36,6 +37,51 @@ _WRAPPER_NAME_FORM = (
     "letters, digits, '_', '.' or '-', starting with a letter or '_', optionally prefixed by "
     "'<namespace>/'"
 )
+
+
+#: What an entry-point (plugin) name must be: it becomes a path part (the docs catalogue's
+#: ``tasks/<plugin>/``) and is printed, so ASCII letters and digits, with ``_``, ``.`` or ``-``
+#: inside, at most 64 characters (never ``.`` or ``..``).
+PLUGIN_NAME_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,62}[A-Za-z0-9])?", re.ASCII)
+PLUGIN_NAME_FORM = "ASCII letters and digits, with '_', '.' or '-' inside, at most 64 characters"
+
+
+def display_text(text: object, *, multiline: bool = False) -> str:
+    r"""``text`` safe to show: every non-printable character written as its escape.
+
+    The one place where text a plugin wrote (tags, descriptions, paper fields, docstrings,
+    error messages) is made fit for a terminal or a page: control characters (ANSI and OSC
+    escape sequences, carriage returns, newlines that would forge a table row or a field),
+    bidi and other format characters and line separators become ``\x1b``, ``\n``,
+    ``\u202e``, ... The data itself is never changed; printers call this.
+
+    Args:
+        text: The text (anything else is shown as its ``str``).
+        multiline: Keep ``"\n"`` (a docstring, a multi-line message); every other
+            non-printable character is still escaped.
+    """
+    text = str(text)
+    if text.isprintable():
+        return text
+    keep = "\n" if multiline else ""
+    return "".join(
+        char if char.isprintable() or char in keep else ascii(char)[1:-1] for char in text
+    )
+
+
+def is_http_url(link: object) -> bool:
+    """Whether ``link`` may be shown as a link: an ``http(s)://host...`` URL, nothing else.
+
+    ``javascript:``, ``data:``, relative links and anything holding whitespace or control
+    characters are not; printers show those as plain (escaped) text.
+    """
+    if not isinstance(link, str) or not link.isprintable() or any(c.isspace() for c in link):
+        return False
+    try:
+        parts = urllib.parse.urlsplit(link)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in {"http", "https"} and bool(parts.netloc)
 
 
 class ParsedId(NamedTuple):
