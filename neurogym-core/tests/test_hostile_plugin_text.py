@@ -160,3 +160,18 @@ def test_an_entry_point_name_that_is_no_plugin_name_is_refused_unimported(
     )
     assert "it is never imported" in message
     assert sorted({spec.plugin for spec in registry.tasks()}) == ["core", "good"]
+
+
+def test_a_command_error_from_a_plugin_command_reaches_the_terminal_as_data(capsys):
+    import argparse
+
+    from neurogym.commands import CommandError, run_command
+
+    def run(args: argparse.Namespace) -> int:
+        raise CommandError("bad \x1b]0;pwned\x07 input\x1b[2J")
+
+    assert run_command("evil", run, argparse.Namespace()) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert "\x07" not in err
+    assert "\\x1b]0;pwned\\x07 input\\x1b[2J" in err

@@ -32,6 +32,7 @@ import sys
 import neurogym
 from neurogym import TaskSpec
 from neurogym._registry.commands import Configure, Run
+from neurogym._registry.specs import display_text
 
 __all__ = [
     "CommandError",
@@ -120,11 +121,11 @@ def run_command(name: str, run: Run, args: argparse.Namespace) -> int:
     """
     try:
         return run(args)
-    except UsageError as exc:
-        print(f"neurogym {name}: error: {exc}", file=sys.stderr)
+    except UsageError as exc:  # (a plugin's command wrote it: shown as data)
+        print(f"neurogym {name}: error: {display_text(exc, multiline=True)}", file=sys.stderr)
         return 2
     except CommandError as exc:
-        print(f"neurogym {name}: {exc}", file=sys.stderr)
+        print(f"neurogym {name}: {display_text(exc, multiline=True)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
