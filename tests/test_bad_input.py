@@ -304,3 +304,15 @@ def test_the_loop_vector_env_wants_one_action_per_env(actions):
     vec.reset(seed=0)
     with pytest.raises(InvalidActionError, match=r"expected 3 actions, one per env"):
         vec.step(actions)
+
+
+@pytest.mark.parametrize("num_envs", [2**70, 10**7])
+def test_a_vector_env_too_large_for_memory_is_refused_before_any_env_is_made(num_envs):
+    # #47: 2**70 gave OverflowError, 10**7 built envs for minutes before a MemoryError
+    with pytest.raises(ValueError, match=r"sub-envs would need .* GiB.*lower num_envs"):
+        gymnasium.make_vec("neurogym/PerceptualDecisionMaking-v0", num_envs=num_envs)
+
+
+def test_env_kwargs_that_is_not_a_mapping_names_what_is_valid():
+    with pytest.raises(TypeError, match=r"env_kwargs must be a dict .* got int: 5"):
+        neurogym.batch("neurogym/PerceptualDecisionMaking-v0", 4, env_kwargs=5)

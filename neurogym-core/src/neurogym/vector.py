@@ -32,9 +32,10 @@ from gymnasium.vector.utils import batch_space
 from neurogym import validate
 from neurogym._data.vector_loop import LoopVectorEnv, check_actions, check_attribute
 from neurogym._env.env import TrialEnv
+from neurogym._env.prefetch import BLOCK
 from neurogym._env.vectorizable import native_obstacle
 from neurogym._trials.batch import concat_rows
-from neurogym._trials.builder import BatchBuilder, TrialBatch
+from neurogym._trials.builder import TRIAL_BYTES, BatchBuilder, TrialBatch
 from neurogym._trials.rowrng import RowGenerators
 
 __all__ = ["TrialVectorEnv", "make_vector_env", "native_obstacle"]
@@ -73,6 +74,10 @@ def make_vector_env(
             f"vectorization must be 'auto', 'native' or 'loop', got {vectorization!r}"
         )
     num_envs = validate.positive_int(num_envs, "num_envs")
+    # each sub-env holds up to a block of prefetched trials: refused before any env is made
+    validate.allocation(
+        float(num_envs) * BLOCK * TRIAL_BYTES, f"{num_envs:,} sub-envs", "num_envs"
+    )
     kwargs.pop("render_mode", None)
     registry = get_registry()
     first = registry.make(task_id, **kwargs)

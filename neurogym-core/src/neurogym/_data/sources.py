@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
@@ -59,6 +60,11 @@ def resolve_env(
     env: str | gym.Env[Any, Any], env_kwargs: dict[str, Any] | None, *, copy: bool
 ) -> gym.Env[Any, Any]:
     """An env from an id (made with ``env_kwargs``) or an instance (deep-copied if ``copy``)."""
+    if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
+        raise TypeError(
+            "env_kwargs must be a dict of the task's constructor arguments (e.g. "
+            f"{{'dt': 50}}), got {type(env_kwargs).__name__}: {env_kwargs!r}"
+        )
     if isinstance(env, str):
         from neurogym._registry.api import make
         from neurogym.errors import UnknownTaskError
