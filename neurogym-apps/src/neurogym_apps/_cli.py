@@ -97,7 +97,12 @@ def configure_train(parser: argparse.ArgumentParser) -> Run:
     budget.add_argument("--minutes", type=positive_float, help="wall-clock budget in minutes")
     budget.add_argument("--steps", type=positive_int, help="training steps (default 1000)")
     parser.add_argument(
-        "--out", "-o", type=Path, default=None, metavar="DIR", help="output folder (runs/<task>)"
+        "--out",
+        "-o",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="output folder (runs/<task>); refused if it holds a run, unless --overwrite",
     )
     parser.add_argument("--seed", type=seed, default=0, help="seed of weights and trials (0)")
     parser.add_argument("--model", choices=("gru", "lstm", "rnn"), default="gru", help="(gru)")
@@ -114,6 +119,12 @@ def configure_train(parser: argparse.ArgumentParser) -> Run:
         help="torch CPU threads (1: fastest for small nets)",
     )
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a run already in the output folder (its model, config, metrics and "
+        "figures are deleted once the new run is trained); without it such a folder is refused",
+    )
     return run_train
 
 

@@ -36,14 +36,24 @@ _savez: Callable[..., None] = np.savez
 
 
 # ------------------------------------------------------------------------ files of a training run
-def _arrays(path: Path) -> dict[str, np.ndarray]:
-    """The arrays of an ``.npz`` file that load without pickle (object arrays are skipped)."""
+def _arrays(path: Path, required: Sequence[str] = ()) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file that load without pickle (object arrays are skipped).
+
+    Raises:
+        ValueError: If a ``required`` array is an object array (it would need pickle).
+    """
     out = {}
     with np.load(path, allow_pickle=False) as file:
         for key in file.files:
             try:
                 out[key] = file[key]
             except ValueError:  # an object array: loading it would unpickle
+                if key in required:
+                    raise ValueError(
+                        f"{str(path)!r}: {key!r} is a pickled object array; unpickling can run "
+                        "any code, so it is not loaded (np.load(path, allow_pickle=True) only "
+                        "if you trust the file)"
+                    ) from None
                 continue
     return out
 
@@ -160,6 +170,11 @@ def plot_training_history(
 
     Returns:
         The figure.
+
+    Raises:
+        ValueError: If a file's ``reward``, ``cum_reward`` or ``performance`` is a pickled
+            object array (never unpickled: a crafted file could run code). Other object
+            arrays, such as an older Monitor's ``trial`` dicts, are skipped.
     """
     root = Path(folder)
     files = monitor_files(root)
@@ -174,7 +189,7 @@ def plot_training_history(
     means: dict[str, list[float]] = {"reward": [], "cum_reward": [], "performance": []}
     total = 0
     for path in files:
-        arrays = _arrays(path)
+        arrays = _arrays(path, required=("reward", "cum_reward", "performance"))
         total += len(arrays.get("reward", ()))
         trials.append(total)
         for key, values in means.items():

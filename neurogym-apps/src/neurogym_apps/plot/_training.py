@@ -10,6 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from neurogym import validate
+from neurogym.wrappers import Monitor
 
 __all__ = ["moving_average", "plot_training"]
 
@@ -35,11 +36,15 @@ def monitor_files(folder: str | Path) -> list[Path]:
 
 
 def _load(folder: str | Path) -> dict[str, Any]:
-    """A Monitor's saved logs (``trial_<n>.npz``), concatenated in the order of ``n``."""
+    """A Monitor's saved logs (``trial_<n>.npz``), concatenated in the order of ``n``.
+
+    Only ``reward`` and ``performance`` are read, without pickle (``Monitor.load``): a file
+    whose arrays need pickle to read them is refused, never unpickled.
+    """
     files = monitor_files(folder)
     if not files:
         raise ValueError(f"no Monitor logs (trial_<n>.npz) in {str(folder)!r}")
-    parts = [np.load(path, allow_pickle=True) for path in files]
+    parts = [Monitor.load(path, ("reward", "performance")) for path in files]
     return {
         key: np.concatenate([part[key] for part in parts]) for key in ("reward", "performance")
     }
@@ -66,7 +71,9 @@ def plot_training(
         The figure.
 
     Raises:
-        ValueError: If the log has no trials.
+        ValueError: If the log has no trials; for a ``save_dir``, if a ``trial_<n>.npz`` is
+            not an ``.npz`` file, lacks ``reward`` or ``performance``, or holds them as
+            pickled objects (never unpickled: a crafted file could run code).
     """
     data = _load(log) if isinstance(log, str | Path) else getattr(log, "data", log)
     if not isinstance(data, dict) or not len(data.get("reward", ())):

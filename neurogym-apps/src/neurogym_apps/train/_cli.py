@@ -78,6 +78,7 @@ def run(spec: Any, args: argparse.Namespace) -> int:
             eval_trials=args.eval_trials,
             figures=not args.no_figures,
             progress=sys.stderr.isatty(),
+            overwrite=args.overwrite,
         )
     except ImportError as exc:  # figures need matplotlib
         raise CommandError(f"{exc} (or pass --no-figures)") from None

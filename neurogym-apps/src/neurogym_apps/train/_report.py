@@ -13,7 +13,13 @@ import numpy as np
 from neurogym_apps.train._evaluate import Evaluation, evaluate
 from neurogym_apps.train._trainer import TrainConfig, TrainedModel, train
 
-__all__ = ["RunResult", "plot_loss", "train_and_report", "write_figures"]
+__all__ = ["RUN_FILES", "RunResult", "plot_loss", "train_and_report", "write_figures"]
+
+#: The files :func:`train_and_report` writes into a run folder (the figures only with
+#: ``figures``; ``psychometric.png`` only for some tasks).
+RUN_FILES = (
+    "model.pt", "config.json", "metrics.json", "loss.png", "trial.png", "psychometric.png",
+)  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,10 +140,21 @@ def write_figures(model: TrainedModel, folder: Path, seed: int = 0) -> list[Path
     return written
 
 
-def _writable_folder(out: Path) -> Path:
-    """``out``, created if needed; raises a precise error if the run cannot be written there."""
+def _writable_folder(out: Path, overwrite: bool) -> Path:
+    """``out``, created if needed; raises a precise error if the run cannot be written there.
+
+    A folder holding any of :data:`RUN_FILES` (an earlier run) is refused unless
+    ``overwrite``.
+    """
     if out.exists() and not out.is_dir():
         raise ValueError(f"cannot write the run into {str(out)!r}: it is a file, not a folder")
+    earlier = _run_files(out)
+    if earlier and not overwrite:
+        raise ValueError(
+            f"{str(out)!r} already holds a run ({', '.join(p.name for p in earlier)}): "
+            "choose another folder, or overwrite it (overwrite=True; neurogym train "
+            "--overwrite), which deletes that run's files first"
+        )
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -145,6 +162,11 @@ def _writable_folder(out: Path) -> Path:
     if not os.access(out, os.W_OK):
         raise ValueError(f"cannot write the run into {str(out)!r}: permission denied")
     return out
+
+
+def _run_files(folder: Path) -> list[Path]:
+    """The files of :data:`RUN_FILES` that ``folder`` holds."""
+    return [folder / name for name in RUN_FILES if (folder / name).is_file()]
 
 
 def train_and_report(
@@ -156,6 +178,7 @@ def train_and_report(
     eval_trials: int = 500,
     figures: bool = True,
     progress: bool = True,
+    overwrite: bool = False,
     **overrides: Any,
 ) -> RunResult:
     """Trains on ``task``, evaluates closed loop and writes the run into ``folder``.
@@ -165,11 +188,26 @@ def train_and_report(
     fixation breaks and env performance, overall and per condition, and chance baselines)
     and, with ``figures``, ``loss.png``, ``trial.png`` and, where the task has a signed
     strength, ``psychometric.png``.
+
+    A ``folder`` that already holds a run (any of :data:`RUN_FILES`) is refused before
+    training, unless ``overwrite``: then, once the new run is trained and evaluated, the old
+    run's files are deleted before the new ones are written, so no figure of the old run stays
+    beside the new model (other files in ``folder`` are kept).
+
+    Raises:
+        ValueError: ``folder`` is a file, cannot be created or written, or holds a run and
+            ``overwrite`` is False; and what :func:`train` raises.
     """
-    out = _writable_folder(Path(folder))  # before training: a bad path must not lose the run
+    # before training: a bad path must not lose the run
+    out = _writable_folder(Path(folder), overwrite)
     model = train(task, config, env_kwargs=env_kwargs, progress=progress, **overrides)
     evaluation = evaluate(model, eval_trials, seed=model.config.seed + 1)
-    model.save(out)
+    earlier = _run_files(out)
+    if earlier and not overwrite:  # written while this run trained
+        raise ValueError(f"{str(out)!r} received another run while this one trained; not written")
+    for file in earlier:
+        file.unlink()
+    model.save(out, overwrite=overwrite)
     history = model.history
     metrics = {
         "task": model.task,

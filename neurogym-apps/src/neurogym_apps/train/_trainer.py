@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 import time
+import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -148,13 +149,25 @@ class TrainedModel:
 
         return step
 
-    def save(self, folder: str | Path) -> Path:
+    def save(self, folder: str | Path, *, overwrite: bool = False) -> Path:
         """Writes ``config.json`` and ``model.pt`` (weights only) into ``folder``.
+
+        A folder that already holds either file (another model) is refused unless
+        ``overwrite``, which replaces both (other files, such as an earlier run's
+        ``metrics.json`` or figures, are left as they are; ``train_and_report`` deletes them).
 
         Raises:
             TypeError: If ``env_kwargs`` hold values JSON cannot store.
+            ValueError: If ``folder`` holds ``config.json`` or ``model.pt`` and ``overwrite``
+                is False.
         """
         path = Path(folder)
+        earlier = [name for name in (_CONFIG_FILE, _WEIGHTS_FILE) if (path / name).exists()]
+        if earlier and not overwrite:
+            raise ValueError(
+                f"{str(path)!r} already holds a saved model ({', '.join(earlier)}): choose "
+                "another folder, or save(folder, overwrite=True) to replace it"
+            )
         path.mkdir(parents=True, exist_ok=True)
         record = {
             "task": self.task,
@@ -177,26 +190,38 @@ class TrainedModel:
     def load(cls, folder: str | Path) -> TrainedModel:
         """Reads a model written by :meth:`save` (weights are loaded with ``weights_only``).
 
-        ``config.json`` is checked (its keys, their types, and the weights' shapes against it)
-        before a network is built, so a hand-edited or foreign file cannot make it allocate
-        what the weights do not hold.
+        ``config.json`` is checked (its keys, their types, its ``config`` as a
+        :class:`TrainConfig`, its ``n_in``/``n_out``/``continuous`` against the spaces of its
+        ``task`` made with its ``env_kwargs``, and the weights' shapes against it) before a
+        network is built, so a hand-edited or foreign file cannot make it allocate what the
+        weights do not hold nor fail later, on the first step.
 
         Raises:
             FileNotFoundError: If ``folder`` lacks ``config.json`` or ``model.pt``.
-            ValueError: A malformed ``config.json``, or weights that do not match it.
+            ValueError: Naming the file and the problem: a malformed ``config.json`` (an
+                unknown or badly typed ``config`` entry, a task that is not registered or
+                whose sizes differ), a ``model.pt`` that is not a torch archive of a state
+                dict, or weights that do not match ``config.json``.
         """
         path = Path(folder)
         for name in (_CONFIG_FILE, _WEIGHTS_FILE):
             if not (path / name).is_file():
                 raise FileNotFoundError(f"no {name} in {str(path)!r}: not a saved model folder")
         record = _read_record(path / _CONFIG_FILE)
-        config = TrainConfig(**{"loss": _LEGACY_LOSS, **record["config"]})
-        state = torch.load(path / _WEIGHTS_FILE, weights_only=True)  # no pickled code
+        config = _read_config(record["config"], path / _CONFIG_FILE)
+        _check_task(record, path / _CONFIG_FILE)
+        state = _read_weights(path / _WEIGHTS_FILE)
         _check_weights(state, record, config, path)
         network = RecurrentNetwork(
             record["n_in"], record["n_out"], config.hidden_size, config.model
         )
-        network.load_state_dict(state)
+        try:
+            network.load_state_dict(state)
+        except RuntimeError as exc:  # missing or extra entries, other shapes
+            raise ValueError(
+                f"{str(path / _WEIGHTS_FILE)!r} does not hold the weights of a {config.model} "
+                f"network as config.json describes it: {exc}"
+            ) from None
         network.eval()
         return cls(
             network,
@@ -235,6 +260,57 @@ def _read_record(path: Path) -> dict[str, Any]:
             what = "a positive int" if kind is int else kind.__name__
             raise ValueError(f"{str(path)!r}: {key} must be {what}, got {value!r}")
     return dict(record)
+
+
+def _read_config(entries: dict[str, Any], path: Path) -> TrainConfig:
+    """``config.json``'s ``config`` as a :class:`TrainConfig`: known fields, valid values."""
+    known = {field.name for field in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(entries) - known)
+    if unknown:
+        raise ValueError(
+            f"{str(path)!r}: config has unknown entries {unknown} (TrainConfig's fields: "
+            f"{sorted(known)})"
+        )
+    try:
+        return TrainConfig(**{"loss": _LEGACY_LOSS, **entries})
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{str(path)!r}: config is not a valid TrainConfig: {exc}") from None
+
+
+def _check_task(record: dict[str, Any], path: Path) -> None:
+    """``n_in``, ``n_out`` and ``continuous`` are those of ``task`` with ``env_kwargs``."""
+    task, kwargs = record["task"], record["env_kwargs"]
+    try:
+        env = neurogym.make(task, **kwargs)
+        n_in, n_out, continuous = _sizes(env)
+    except Exception as exc:  # an unknown task, bad env_kwargs, unsupported spaces
+        raise ValueError(
+            f"{str(path)!r}: cannot make its task {task!r} with env_kwargs {kwargs!r}: {exc}"
+        ) from None
+    found = (record["n_in"], record["n_out"], record["continuous"])
+    if found != (n_in, n_out, continuous):
+        raise ValueError(
+            f"{str(path)!r}: n_in {found[0]}, n_out {found[1]}, continuous {found[2]} do not "
+            f"match its task {task!r} (n_in {n_in}, n_out {n_out}, continuous {continuous})"
+        )
+
+
+def _read_weights(path: Path) -> dict[str, torch.Tensor]:
+    """``model.pt``: a torch archive of tensors, loaded with ``weights_only`` (no code)."""
+    if not zipfile.is_zipfile(path):
+        raise ValueError(
+            f"{str(path)!r} is not a zip archive, the format torch.save writes: not the "
+            "weights of a saved model"
+        )
+    try:
+        state = torch.load(path, weights_only=True)  # no pickled code
+    except Exception as exc:  # torch raises many kinds for a damaged or foreign archive
+        raise ValueError(f"{str(path)!r} cannot be read as torch weights: {exc}") from None
+    if not isinstance(state, dict) or not all(
+        isinstance(key, str) and isinstance(value, torch.Tensor) for key, value in state.items()
+    ):
+        raise ValueError(f"{str(path)!r} does not hold a state dict (names to tensors)")
+    return state
 
 
 def _check_weights(state: Any, record: dict[str, Any], config: TrainConfig, folder: Path) -> None:

@@ -20,7 +20,7 @@ import torch
 
 import neurogym
 from neurogym_apps.train._cli import format_table
-from neurogym_apps.train._report import train_and_report
+from neurogym_apps.train._report import _run_files, train_and_report
 from neurogym_apps.train._trainer import TrainConfig
 
 __all__ = ["SHOWCASE", "main"]
@@ -64,6 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--no-progress", dest="progress", action="store_false", help="no progress bars"
     )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the runs already under --out (without it, they are refused)",
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     tasks = dict(SHOWCASE)
@@ -72,12 +77,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if skipped:
         print(f"skipped (family not installed): {', '.join(skipped)}", file=sys.stderr)
     floors = _parsed_floors(parser, args.floor, chosen)  # refused before any training
+    taken = [name for name in chosen if _run_files(args.out / name)]
+    if taken and not args.overwrite:
+        parser.error(
+            f"{args.out} already holds the runs of {', '.join(taken)}: give another --out, or "
+            "--overwrite to replace them"
+        )
     rows, summary = [], {}
     start = time.perf_counter()
     for name in chosen:
         config = TrainConfig(seconds=tasks[name] * args.scale, seed=0)
         result = train_and_report(
-            name, args.out / name, config, eval_trials=args.eval_trials, progress=args.progress
+            name,
+            args.out / name,
+            config,
+            eval_trials=args.eval_trials,
+            progress=args.progress,
+            overwrite=args.overwrite,
         )
         history = result.model.history
         rows.append((name, result.evaluation, len(history["step"]), history["seconds"][-1]))

@@ -10,8 +10,11 @@ arguments (``config``, ``plot_create``, ``plot_steps``, ``ext``) are handled, wi
 from __future__ import annotations
 
 import importlib
+import json
 import logging
-from collections.abc import Callable
+import re
+import zipfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, SupportsFloat
 
@@ -32,6 +35,11 @@ Step = tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]
 _TRIGGERS = ("trial", "step")
 # numpy's stub types **kwds of savez loosely enough that mypy matches them to allow_pickle.
 _savez: Callable[..., None] = np.savez
+
+
+#: The array of a log file naming the keys stored as JSON text (one string per trial).
+JSON_KEYS = "__json__"
+_LOG_FILE = re.compile(r"trial_\d+\.npz")
 
 
 def _legacy() -> Any:
@@ -60,7 +68,15 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
     ``save_dir``, the log is written to ``save_dir/trial_<n>.npz`` and cleared every
     ``interval`` trials (``trigger="trial"``) or at the first trial end after ``interval``
     steps since the last write (``trigger="step"``); the directory is created at the first
-    write. Load files with ``np.load(path, allow_pickle=True)`` (trial dicts are objects).
+    write. Files hold no pickled objects: a key whose values are not one numeric (or text)
+    array, such as ``trial`` (the trials' dicts), is stored as JSON text, one string per trial;
+    read a file with :meth:`Monitor.load` (or ``np.load(path)``, without ``allow_pickle``,
+    and ``json.loads`` on the keys its ``__json__`` array names).
+
+    A Monitor refuses a ``save_dir`` that already holds ``trial_<n>.npz`` files (an earlier
+    run's logs, which would be overwritten or mixed with this run's): it checks at
+    construction and again at its first write. With ``overwrite=True`` it deletes those files
+    at its first write instead (only ``trial_<n>.npz``; other files are kept).
 
     Memory stays bounded: :attr:`data` keeps the ``max_trials`` most recent trials (default
     100,000, about 2 MB), dropping the oldest, so a monitor without ``save_dir`` can run for
@@ -91,6 +107,8 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         step_fn: Called instead of ``env.step`` to step the env (upstream's hook).
         save_dir: Directory of the ``.npz`` files; None writes nothing automatically.
         max_trials: Most recent trials kept in :attr:`data` (None: all).
+        overwrite: Delete an earlier run's ``trial_<n>.npz`` files in ``save_dir`` at the
+            first write, instead of refusing the folder.
 
     Attributes:
         data: The log since the last write, one list entry per trial.
@@ -101,7 +119,8 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         num_tr: Trials ended since construction.
 
     Raises:
-        ValueError: If ``trigger`` is unknown, ``interval < 1`` or ``max_trials < 1``.
+        ValueError: If ``trigger`` is unknown, ``interval < 1`` or ``max_trials < 1``; or
+            ``save_dir`` already holds ``trial_<n>.npz`` files and ``overwrite`` is False.
         ImportError: With ``plot_create`` (or a config's ``monitor.plot.create``) when
             neurogym-apps or matplotlib is missing.
     """
@@ -121,6 +140,7 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         save_dir: str | Path | None = None,
         *,
         max_trials: int | None = 100_000,
+        overwrite: bool = False,
     ) -> None:
         super().__init__(env)
         if max_trials is not None:
@@ -155,6 +175,10 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
         self.cum_reward = 0.0
         self._steps_since_save = 0
         self.activations: dict[str, Any] = {}
+        self.overwrite = bool(overwrite)
+        self._written = False  # whether this Monitor wrote into save_dir yet
+        if self.save_dir is not None and not self.overwrite:
+            self._check_save_dir()
 
     @property
     def config(self) -> Any:
@@ -212,6 +236,24 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
             return self.num_tr % self.interval == 0
         return self._steps_since_save >= self.interval
 
+    def _check_save_dir(self) -> None:
+        """Refuses (or, with ``overwrite``, empties) a save_dir holding earlier logs."""
+        assert self.save_dir is not None
+        if not self.save_dir.is_dir():
+            return
+        earlier = sorted(p for p in self.save_dir.iterdir() if _LOG_FILE.fullmatch(p.name))
+        if not earlier:
+            return
+        if not self.overwrite:
+            names = ", ".join(p.name for p in earlier[:3]) + (", ..." if len(earlier) > 3 else "")
+            raise ValueError(
+                f"Monitor's save_dir {str(self.save_dir)!r} already holds {len(earlier)} "
+                f"log file(s) of an earlier run ({names}), which this run would overwrite or "
+                "mix with its own: give a new save_dir, or overwrite=True to delete them"
+            )
+        for file in earlier:
+            file.unlink()
+
     def save(self, path: str | Path | None = None) -> Path:
         """Writes the log to an ``.npz`` file now and clears it.
 
@@ -222,15 +264,19 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
             The path written.
 
         Raises:
-            ValueError: If neither ``path`` nor ``save_dir`` is given.
+            ValueError: If neither ``path`` nor ``save_dir`` is given, or (at the first write
+                into ``save_dir``) it holds an earlier run's logs and ``overwrite`` is False.
         """
         if path is None:
             if self.save_dir is None:
                 raise ValueError("Monitor.save() needs a path when the Monitor has no save_dir")
+            if not self._written:  # files may have appeared since construction
+                self._check_save_dir()
+            self._written = True
             path = self.save_dir / f"trial_{self.num_tr}.npz"
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        _savez(target, **{key: _as_array(values) for key, values in self.data.items()})
+        _savez(target, **encode_log(self.data))
         if self.verbose:
             logger.info(
                 "%s: %d trials, mean reward %.4f, written to %s",
@@ -276,6 +322,28 @@ class Monitor(WrapperHints, gym.Wrapper[Any, Any, Any, Any]):
                 name=name,
             )
         )
+
+    @staticmethod
+    def load(path: str | Path, keys: Sequence[str] | None = None) -> dict[str, Any]:
+        """A log file written by :meth:`save`, read without pickle.
+
+        Args:
+            path: A ``trial_<n>.npz`` file (or any file :meth:`save` wrote).
+            keys: Read only these keys (None: all). Only the keys read are checked, so the
+                numeric keys of an older file (whose ``trial`` needs pickle) can still be read.
+
+        Returns:
+            Each key's values: a numpy array, or a list for the keys stored as JSON (``trial``:
+            the trials' dicts, with numpy values turned into numbers and lists).
+
+        Raises:
+            ValueError: The file is not a NumPy ``.npz`` archive, lacks a key asked for, or
+                holds a key read as a pickled object array (written by NeuroGym 2.3.1 or an
+                earlier Monitor, before logs were pickle-free): unpickling can run any code,
+                so such a file is refused; load it with ``np.load(path, allow_pickle=True)``
+                only if you trust where it came from.
+        """
+        return load_log(path, keys)
 
     # ------------------------------------------------------------------ activation probes
     def record_activations(
@@ -419,6 +487,81 @@ def _log_trial(
         log["performance"].append(np.nan)
     for key, value in info.items():
         log.setdefault(key, []).append(value)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON can store it: numpy values become numbers and lists, others repr."""
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()] if value.ndim else _plain(value.item())
+    if isinstance(value, np.generic):
+        return _plain(value.item())
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value  # NaN and inf are written as Python's json reads them back
+    return repr(value)
+
+
+def encode_log(data: dict[str, list[Any]]) -> dict[str, np.ndarray]:
+    """The arrays :meth:`Monitor.save` writes: none needs pickle.
+
+    A key whose values make a numeric, boolean or text array is stored as that array; any
+    other (dicts, ragged or mixed values) as JSON text, one string per trial, named in the
+    ``__json__`` array.
+    """
+    arrays: dict[str, np.ndarray] = {}
+    as_json = []
+    for key, values in data.items():
+        arr = _as_array(values)
+        if arr.dtype.hasobject:
+            arr = np.array([json.dumps(_plain(v)) for v in values], dtype=str)
+            as_json.append(key)
+        arrays[key] = arr
+    arrays[JSON_KEYS] = np.array(as_json, dtype=str)
+    return arrays
+
+
+def load_log(path: str | Path, keys: Sequence[str] | None = None) -> dict[str, Any]:
+    """See :meth:`Monitor.load`."""
+    file = Path(path)
+    try:
+        archive = np.load(file, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{str(file)!r} is not a Monitor log (a NumPy .npz file): {exc}") from exc
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise ValueError(f"{str(file)!r} is not a Monitor log: a single array, not an .npz file")
+    out: dict[str, Any] = {}
+    with archive:
+        names = [k for k in archive.files if k != JSON_KEYS] if keys is None else list(keys)
+        missing = [k for k in names if k not in archive.files]
+        if missing:
+            raise ValueError(
+                f"{str(file)!r} has no {missing} (it holds {sorted(archive.files)}): "
+                "not a Monitor log"
+            )
+        for key in [*names, *([JSON_KEYS] if JSON_KEYS in archive.files else [])]:
+            try:
+                out[key] = archive[key]
+            except ValueError as exc:
+                if "allow_pickle" not in str(exc):
+                    raise ValueError(f"{str(file)!r}: cannot read {key!r}: {exc}") from exc
+                raise ValueError(
+                    f"{str(file)!r}: {key!r} is a pickled object array (a log written by "
+                    "NeuroGym 2.3.1 or by a Monitor before pickle-free logs); unpickling can "
+                    "run any code, so it is not loaded. Load it with np.load(path, "
+                    "allow_pickle=True) only if you trust where the file came from"
+                ) from None
+            except (OSError, EOFError, zipfile.BadZipFile) as exc:
+                raise ValueError(f"{str(file)!r}: cannot read {key!r}: {exc}") from exc
+    for key in [str(k) for k in out.pop(JSON_KEYS, ())]:
+        if key in out:
+            try:
+                out[key] = [json.loads(str(text)) for text in out[key]]
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{str(file)!r}: {key!r} is not JSON text: {exc}") from exc
+    return out
 
 
 def _as_array(values: list[Any]) -> np.ndarray:
