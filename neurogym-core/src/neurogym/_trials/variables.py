@@ -199,19 +199,28 @@ class TrialVariables:
         self.trial[name] = out
         return out
 
-    def choice(self, name: str, options: Sequence[Any] | np.ndarray, p: Any = None) -> np.ndarray:
+    def choice(
+        self,
+        name: str,
+        options: Sequence[Any] | np.ndarray,
+        p: Any = None,
+        *,
+        minimum: float | None = None,
+    ) -> np.ndarray:
         """Draws trial variable ``name`` uniformly (or with probabilities ``p``) from options.
 
         A forced value in the builder's kwargs wins. The result is recorded in the trial dict.
         The domain of a forced value follows the options: drawn from integer, boolean or
         string options (a category: a choice, a rule, a pair), it must be one of them; drawn
-        from real-valued options (a quantity such as a coherence), any finite number is
-        accepted, so a test set can use values off the default grid.
+        from real-valued options (a quantity such as a coherence), any finite number at least
+        ``minimum`` is accepted, so a test set can use values off the default grid.
 
         Args:
             name: Trial-dict key, e.g. ``"ground_truth"``.
             options: The values to choose from.
             p: Optional probabilities, one per option.
+            minimum: The smallest value a forced quantity may take (e.g. 0 for a coherence,
+                whose sign the ground truth carries); None: any finite number.
 
         Returns:
             An array of shape ``(B,)`` (or ``(B, *option_shape)``).
@@ -223,6 +232,12 @@ class TrialVariables:
             assert forced is not None
             if not quantity:
                 among(forced, name, values)
+            elif minimum is not None and bool((forced < minimum).any()):
+                bad = float(forced[forced < minimum].flat[0])
+                raise ValueError(
+                    f"forced {name}={bad!r} is below its domain: {name} is at least {minimum!r} "
+                    f"(drawn from {values.tolist()!r})"
+                )
             return forced
         if values.shape[0] == 0:
             raise ValueError(f"trial variable {name!r}: no options to choose from")

@@ -164,7 +164,7 @@ class PerceptualDecisionMaking(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
-        coh = b.choice("coh", self.cohs)
+        coh = b.choice("coh", self.cohs, minimum=0)
         b.add_period(["fixation", "stimulus", "delay", "decision"])
         b.add_input(1, "fixation", where="fixation")
         b.add_input(ring_input(self.theta, ground_truth, coh), "stimulus", "stimulus")
@@ -260,7 +260,7 @@ class PerceptualDecisionMakingDelayResponse(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
-        coh = b.choice("coh", self.cohs)
+        coh = b.choice("coh", self.cohs, minimum=0)
         forced = b.forced("sigma", number=True)
         if forced is not None and np.any(forced < 0):
             raise ValueError(f"forced sigma must be >= 0 (the noise std), got {kwargs['sigma']!r}")

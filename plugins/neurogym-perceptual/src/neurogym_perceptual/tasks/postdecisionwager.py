@@ -144,7 +144,7 @@ class PostDecisionWager(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         wager = b.choice("wager", self.wagers).astype(bool)
         ground_truth = b.choice("ground_truth", self.choices)
-        coh = b.choice("coh", self.cohs)
+        coh = b.choice("coh", self.cohs, minimum=0)
         b.add_period(["fixation", "stimulus", "delay"])
         b.add_period("pre_sure", duration=self._pre_sure_ms(b) * wager, after="stimulus")
         b.add_period("decision", after="delay")

@@ -156,7 +156,7 @@ class ChangingEnvironment(ngym.TrialEnv):
                 )
             b.kwargs["side"] = (forced_gt - 1) % 2 + 1
         side = b.choice("side", self.sides)
-        coh = b.choice("coh", self.cohs)
+        coh = b.choice("coh", self.cohs, minimum=0)
         ground_truth = b.set_param("ground_truth", side + 2 * context)
 
         b.add_period(["fixation", "stimulus", "decision"])

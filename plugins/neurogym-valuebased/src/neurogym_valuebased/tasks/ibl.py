@@ -97,7 +97,7 @@ class IBL(ngym.TrialEnv):
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         side = validate.integers_in_range(self._sides(b), "ground_truth", 0, 1)
-        coh = b.choice("coh", self.cohs)
+        coh = b.choice("coh", self.cohs, minimum=0)
         b.add_period("stimulus", duration=self.dt)
         shown = 0.5 + np.where(side[:, None] == self.choices, 1, -1) * coh[:, None] / 200
         b.add_input(shown, "stimulus", where="stimulus")

@@ -310,7 +310,7 @@ class CVLearning(ngym.TrialEnv):
         ground_truth = validate.integers_in_range(
             b.choice("ground_truth", self.choices), "ground_truth", 1, 2
         )
-        coh = b.choice("coh", self.cohs)
+        coh = b.choice("coh", self.cohs, minimum=0)
         both_rewarded = np.zeros(b.n, dtype=bool)
         if stage == 0:
             capped = cur.side_run >= self.max_num_reps
