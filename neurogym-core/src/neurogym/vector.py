@@ -30,7 +30,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from neurogym import validate
-from neurogym._data.vector_loop import LoopVectorEnv, check_actions, check_attribute
+from neurogym._data.vector_loop import LoopVectorEnv, check_actions, check_attribute, reset_mask
 from neurogym._env.env import TrialEnv
 from neurogym._env.prefetch import BLOCK
 from neurogym._env.vectorizable import native_obstacle
@@ -395,7 +395,7 @@ class TrialVectorEnv(gym.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             seeds = list(seed)
         if len(seeds) != n:
             raise ValueError(f"{len(seeds)} seeds for {n} sub-envs")
-        mask = _reset_mask(options, n)
+        mask = reset_mask(options, n)
         idx = np.nonzero(mask)[0]
         reseeded = [int(i) for i in idx if seeds[int(i)] is not None]
         for i in reseeded:
@@ -587,14 +587,3 @@ def _same(a: Any, b: Any) -> bool:
 
 def _with_zero_row(v: np.ndarray) -> np.ndarray:
     return np.concatenate([v, np.zeros((1, *v.shape[1:]), dtype=v.dtype)])
-
-
-def _reset_mask(options: dict[str, Any] | None, n: int) -> np.ndarray:
-    if not options or "reset_mask" not in options:
-        return np.ones(n, dtype=bool)
-    mask = options["reset_mask"]
-    if not isinstance(mask, np.ndarray) or mask.shape != (n,) or mask.dtype != np.bool_:
-        raise TypeError(f"options['reset_mask'] must be a bool array of shape ({n},)")
-    if not mask.any():
-        raise ValueError("options['reset_mask'] must select at least one sub-env")
-    return mask

@@ -10,7 +10,7 @@ from gymnasium.vector import SyncVectorEnv
 from neurogym.errors import InvalidActionError
 from neurogym.validate import closest
 
-__all__ = ["LoopVectorEnv", "check_actions", "check_attribute"]
+__all__ = ["LoopVectorEnv", "check_actions", "check_attribute", "reset_mask"]
 
 
 def check_attribute(env: Any, name: str) -> None:
@@ -71,3 +71,15 @@ def check_actions(act: np.ndarray, n: int, n_actions: int) -> np.ndarray:
     if as_int.min() < 0 or as_int.max() >= n_actions:
         raise InvalidActionError(f"actions must be integers in [0, {n_actions}), got {act}")
     return as_int
+
+
+def reset_mask(options: dict[str, Any] | None, n: int) -> np.ndarray:
+    """The sub-envs a vector reset resets: ``options["reset_mask"]`` (checked), else all."""
+    if not options or "reset_mask" not in options:
+        return np.ones(n, dtype=bool)
+    mask = options["reset_mask"]
+    if not isinstance(mask, np.ndarray) or mask.shape != (n,) or mask.dtype != np.bool_:
+        raise TypeError(f"options['reset_mask'] must be a bool array of shape ({n},)")
+    if not mask.any():
+        raise ValueError("options['reset_mask'] must select at least one sub-env")
+    return mask
