@@ -155,7 +155,13 @@ class TrialVariables:
         return arr[None] if self.n == 1 else np.broadcast_to(arr, (self.n, *arr.shape))
 
     def forced(
-        self, name: str, shape: tuple[int, ...] = (), *, number: bool = False
+        self,
+        name: str,
+        shape: tuple[int, ...] = (),
+        *,
+        number: bool = False,
+        minimum: float | None = None,
+        maximum: float | None = None,
     ) -> np.ndarray | None:
         """The value forced for trial variable ``name``, as ``(B, *shape)``, or None.
 
@@ -169,6 +175,9 @@ class TrialVariables:
             shape: Shape of one trial's value; ``()`` for a scalar.
             number: Whether the variable is a quantity: the forced value must then hold
                 numbers (ints or floats; not bools, strings or None).
+            minimum: The smallest value the quantity may take (e.g. 0 for a coherence or a
+                stimulus strength); None: any finite number.
+            maximum: The largest value it may take (e.g. 1 for a proportion); None: no bound.
 
         Returns:
             The forced values, or None if ``name`` was not forced.
@@ -196,8 +205,24 @@ class TrialVariables:
                 f"forced {name} must be a number (or one per trial): it is a quantity, got "
                 f"{self.kwargs[name]!r}"
             )
+        if minimum is not None or maximum is not None:
+            self._check_domain(name, out, minimum, maximum)
         self.trial[name] = out
         return out
+
+    @staticmethod
+    def _check_domain(
+        name: str, values: np.ndarray, minimum: float | None, maximum: float | None
+    ) -> None:
+        """Refuses forced values of a quantity outside ``[minimum, maximum]``, naming them."""
+        low = -math.inf if minimum is None else minimum
+        high = math.inf if maximum is None else maximum
+        outside = (values < low) | (values > high)
+        if bool(outside.any()):
+            raise ValueError(
+                f"forced {name}={float(values[outside].flat[0])!r} is outside its domain: "
+                f"{name} lies in [{low!r}, {high!r}]"
+            )
 
     def choice(
         self,
@@ -228,16 +253,12 @@ class TrialVariables:
         values = options if type(options) is np.ndarray else np.asarray(options)
         if name in self.kwargs:  # one forced option for every trial, or one per trial
             quantity = values.dtype.kind == "f"  # else a category: one of the options
-            forced = self.forced(name, values.shape[1:], number=quantity)
+            forced = self.forced(
+                name, values.shape[1:], number=quantity, minimum=minimum if quantity else None
+            )
             assert forced is not None
             if not quantity:
                 among(forced, name, values)
-            elif minimum is not None and bool((forced < minimum).any()):
-                bad = float(forced[forced < minimum].flat[0])
-                raise ValueError(
-                    f"forced {name}={bad!r} is below its domain: {name} is at least {minimum!r} "
-                    f"(drawn from {values.tolist()!r})"
-                )
             return forced
         if values.shape[0] == 0:
             raise ValueError(f"trial variable {name!r}: no options to choose from")

@@ -188,7 +188,7 @@ class DecisionTask(RingTask):
         out = []
         for which, drawn in ((1, coh1), (2, coh2)):
             name = f"coh{which}_mod{mod}"
-            forced = b.forced(name, number=True)
+            forced = b.forced(name, number=True, minimum=0)  # a stimulus strength
             out.append(b.set_param(name, drawn if forced is None else forced.astype(float)))
         return out[0], out[1]
 

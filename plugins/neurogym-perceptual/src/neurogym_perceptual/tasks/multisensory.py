@@ -123,7 +123,9 @@ class MultiSensoryIntegration(ngym.TrialEnv):
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         ground_truth = b.choice("ground_truth", self.choices)
         coh = b.choice("coh", self.cohs)
-        coh_prop = b.uniform("coh_prop", 0.0, 1.0)
+        coh_prop = b.forced("coh_prop", number=True, minimum=0.0, maximum=1.0)  # a share
+        if coh_prop is None:
+            coh_prop = b.uniform("coh_prop", 0.0, 1.0)
         target = self.theta[ground_truth]
         b.add_period(["fixation", "stimulus", "decision"])
         b.add_input(1, ["fixation", "stimulus"], where="fixation")
