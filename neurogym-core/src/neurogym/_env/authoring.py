@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from neurogym._env.current import gt_at
 from neurogym._trials.builder import BatchBuilder, action_table
 from neurogym._trials.where import PeriodArg, WhereArg, resolve_where
 
@@ -166,7 +167,7 @@ class AuthoringMixin:
         gt = self._current.gt
         if gt is None:
             raise AttributeError(f"{type(self).__name__} sets no ground truth in this trial")
-        return gt.item(self.t_ind) if gt.ndim == 1 else gt[self.t_ind]
+        return gt_at(gt, self.t_ind)
 
     def _current_builder(self) -> BatchBuilder:
         """The one-trial builder of the current trial (a view of a prefetched row)."""

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from neurogym._env.prefetch import TrialPool
     from neurogym._trials.builder import BatchBuilder, TrialBatch
 
-__all__ = ["NO_PERIODS", "OBNOW", "CurrentTrial", "LazyTrial"]
+__all__ = ["NO_PERIODS", "OBNOW", "CurrentTrial", "LazyTrial", "gt_at"]
 
 
 class _ObNow(str):
@@ -72,6 +72,15 @@ def end_step(tmax: float, dt: float) -> int:
     ``tmax`` never ends a trial.
     """
     return _to_steps(tmax, dt) if tmax < math.inf else sys.maxsize
+
+
+def gt_at(gt: np.ndarray, t_ind: int) -> Any:
+    """The ground truth of step ``t_ind`` as ``step`` reports it (``info["gt"]``, ``gt_now``).
+
+    A Python number for a scalar ground truth (fast to compare with an action), the step's
+    row for a vector one.
+    """
+    return gt.item(t_ind) if gt.ndim == 1 else gt[t_ind]
 
 
 PERIOD_DICTS = ("start_t", "end_t", "start_ind", "end_ind", "durations")

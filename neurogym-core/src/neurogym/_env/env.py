@@ -18,7 +18,7 @@ from neurogym._deprecation import (  # 2.3.1's seed() and RandomState names
 )
 from neurogym._env.actions import checked_action, discrete_bounds, small_box_shape
 from neurogym._env.authoring import AuthoringMixin
-from neurogym._env.current import OBNOW, CurrentTrial, LazyTrial
+from neurogym._env.current import OBNOW, CurrentTrial, LazyTrial, gt_at
 from neurogym._env.metadata import metadata_of
 from neurogym._env.overrides import Overrides
 from neurogym._env.prefetch import (
@@ -171,15 +171,14 @@ class TrialEnv(
         self._np_random = None  # gymnasium's (a class attribute of gym.Env; here a slot)
         cls = type(self)
         # The per-step and per-trial paths' switches, from the class's record of overrides,
-        # and the class-level settings they read, kept on the instance: CPython 3.11
-        # specialises reads of instance attributes, not of class attributes read through an
-        # instance (about 200 instructions each; a subclass's __init__ may set its own ``rule``).
+        # and cross_trial_state, kept on the instance: CPython 3.11 specialises reads of
+        # instance attributes, not of class attributes read through an instance (about 200
+        # instructions each). (``rule`` is a ClassDefault setting: read through it.)
         overrides = cls._overrides
         self._batch_native = "_new_trials" in overrides
         self._steps_by_rule = "_step" not in overrides
         self._plain_post_step = "post_step" not in overrides
         self.cross_trial_state = cls.cross_trial_state
-        self.rule = cls.rule  # (an instance attribute: step reads it)
         self._config_version = 0
         self.ob_now = OBNOW
         self.metadata = metadata_of(cls)
@@ -491,7 +490,7 @@ class TrialEnv(
             t_ind = self.t_ind
         gt = current.gt
         if gt is not None and "gt" not in info:  # a Python number, or a row of a vector gt
-            info["gt"] = gt.item(t_ind) if gt.ndim == 1 else gt[t_ind]
+            info["gt"] = gt_at(gt, t_ind)
         self.t_ind = t_ind = t_ind + 1  # t (ms) is t_ind * dt, a property
         if not new_trial and t_ind >= current.end_step:  # the next step would pass tmax
             info["new_trial"] = new_trial = True

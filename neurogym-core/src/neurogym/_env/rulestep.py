@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from neurogym._env.current import gt_at
+
 if TYPE_CHECKING:
     from neurogym._env.current import CurrentTrial
     from neurogym.rules import OutcomeTable, StandardDecision
@@ -21,7 +23,7 @@ def _hits(action: Any, gt: Any, t_ind: int) -> bool:
     """Whether ``action`` equals the ground truth of step ``t_ind`` (False if it has none)."""
     if gt is None or t_ind >= len(gt):
         return False
-    return bool(action == (gt.item(t_ind) if gt.ndim == 1 else gt[t_ind]))
+    return bool(action == gt_at(gt, t_ind))
 
 
 class RuleStepping:

@@ -187,8 +187,7 @@ def install_derived(cls: type, state: dict[str, Any]) -> None:
     served. (A task that keeps state across trials draws them one at a time: nothing is
     derived from its other attributes, which stay plain.)
     """
-    declared = {name for klass in cls.__mro__ if _is_framework(klass) for name in vars(klass)}
-    declared.add("r_tmax")  # read at every timeout; some tasks set it per trial
+    declared = {*_framework_names(cls), "r_tmax"}  # (r_tmax: some tasks set it per trial)
     names = []
     for name in state:
         if name.startswith("_") or name in declared:
@@ -212,7 +211,8 @@ def _rescaled(stored: Any, given: Any) -> bool:
 class Argument:
     """A constructor argument of a task class: assigning it after make is ``configure``.
 
-    Set-only (no ``__get__``): reads come straight from the instance dict, at no cost. An
+    Set-only (no ``__get__``): reads come from the instance dict (a generic attribute read:
+    CPython 3.11 does not specialise reads of a name its class defines as a descriptor). An
     argument under whose name the task stores a number derived from it (``sigma``: as in
     NeuroGym 2.3.1, the per-step noise ``sigma / sqrt(dt)``) cannot be assigned, which would
     be ambiguous (``env.sigma *= 2``): ``configure`` changes the argument.
@@ -266,13 +266,18 @@ def install_class_defaults(cls: type) -> None:
     """
     if cls.__module__.startswith("neurogym._env"):  # TrialEnv and its mixins
         return
-    declared = {name for klass in cls.__mro__ if _is_framework(klass) for name in vars(klass)}
+    declared = _framework_names(cls)
     for name, value in list(vars(cls).items()):
         if name.startswith("_") or isinstance(value, EnvSetting):
             continue
         if name != "rule" and (name in declared or _is_code(value)):
             continue
         setattr(cls, name, ClassDefault(name, value))
+
+
+def _framework_names(cls: type) -> set[str]:
+    """The names the framework's classes in ``cls``'s MRO define (TrialEnv, gymnasium, object)."""
+    return {name for klass in cls.__mro__ if _is_framework(klass) for name in vars(klass)}
 
 
 def _is_framework(klass: type) -> bool:
