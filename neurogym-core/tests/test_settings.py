@@ -155,6 +155,8 @@ def test_rewards_and_timing_keep_their_keys_and_name_the_form_that_works():
         env.rewards["corect"] = 5
     with pytest.raises(AttributeError, match=r"no argument 'coherence'.*\(dt, rewards, timing"):
         env.configure(coherence=3)
+    with pytest.raises(AttributeError, match=r"no argument 'scal'.*did you mean 'scale'\?"):
+        env.configure(scal=3)
 
 
 def test_every_change_bumps_the_version_and_a_copy_keeps_it():

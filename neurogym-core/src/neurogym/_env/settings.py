@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neurogym.validate import frozen
+from neurogym.validate import closest, frozen
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -343,7 +343,7 @@ def configured(env: TrialEnv, changes: dict[str, Any]) -> None:
             valid = ", ".join(n for n in names) or "none"
             raise AttributeError(
                 f"{cls.__name__} has no argument {name!r} to configure; its settings are its "
-                f"constructor arguments ({valid}), rewards and timing"
+                f"constructor arguments ({valid}), rewards and timing{closest(name, names)}"
             )
     rewards = changes.pop("rewards", None)
     timing = changes.pop("timing", None)
