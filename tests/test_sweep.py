@@ -58,6 +58,22 @@ def test_the_sweep_command_prints_and_writes_the_runs(command, tmp_path, capsys)
         command([PDM, "--steps", "0"])
 
 
+@pytest.mark.parametrize("command", COMMANDS.values(), ids=COMMANDS)
+def test_the_sweep_command_never_replaces_an_earlier_file_unasked(command, tmp_path, capsys):
+    out = tmp_path / "runs.json"
+    out.write_text("[]")
+    args = ["PerceptualDecisionMaking", "--steps", "2", "--eval-trials", "5", "--out", str(out)]
+    assert command(args) == 1  # refused before any training, as neurogym train --out is
+    err = capsys.readouterr().err
+    assert f"--out {str(out)!r} exists" in err
+    assert "--overwrite" in err
+    assert out.read_text() == "[]"
+    assert command([*args[:-2], "--out", str(tmp_path)]) == 1
+    assert "is a directory" in capsys.readouterr().err
+    assert command([*args, "--overwrite"]) == 0
+    assert [run["seed"] for run in json.loads(out.read_text())] == [0]
+
+
 @pytest.mark.parametrize(
     "args", [["PerceptualDecisionMakin"], [PDM, "--steps", "0"], ["--help"], []], ids=repr
 )

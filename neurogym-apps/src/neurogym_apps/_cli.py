@@ -149,7 +149,15 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
         "--eval-trials", type=positive_int, default=200, help="closed-loop trials (200)"
     )
     add_ray_argument(parser, "run on Ray: a new local instance, or the cluster at ADDRESS")
-    parser.add_argument("--out", "-o", type=Path, default=None, help="write the runs as JSON")
+    parser.add_argument(
+        "--out",
+        "-o",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write the runs as JSON; refused if FILE exists, unless --overwrite",
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
 
 
 def add_ray_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
@@ -157,6 +165,25 @@ def add_ray_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
     parser.add_argument(
         "--ray", nargs="?", const="", default=None, metavar="ADDRESS", help=help_text
     )
+
+
+def refuse_existing_output(out: Path | None, overwrite: bool) -> None:
+    """Refuse, before any training, an output file that exists, unless ``overwrite``.
+
+    The same rule as ``neurogym train --out``: a finished run is never replaced unasked.
+
+    Raises:
+        CommandError: ``out`` exists and ``overwrite`` is False, or ``out`` is a directory.
+    """
+    if out is None:
+        return
+    if out.is_dir():
+        raise CommandError(f"--out {str(out)!r} is a directory; give a file name, e.g. runs.json")
+    if out.exists() and not overwrite:
+        raise CommandError(
+            f"--out {str(out)!r} exists (an earlier sweep's runs); choose another file, "
+            "or add --overwrite to replace it"
+        )
 
 
 def configure_sweep(parser: argparse.ArgumentParser) -> Run:
@@ -173,6 +200,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     """One training run per task x seed (the work is in ``neurogym_apps.train.sweep``)."""
     for task in args.tasks:
         resolve_task(task)
+    refuse_existing_output(args.out, args.overwrite)
     try:
         command = importlib.import_module("neurogym_apps.train.sweep")
     except ImportError as exc:
