@@ -487,14 +487,63 @@ class DeclaredCounting(Counting):
     cross_trial_state = True
 
 
+BUILDER_HINT = (
+    "draw every random value through the trial builder (b.choice, b.uniform, b.add_noise, "
+    "b.rng), never from np.random or a generator of the task's own"
+)
+
+
 def test_cross_trial_state_must_be_declared():
     names, error = failures_of(Counting(), steps=50)
     assert names == ["supervised_data"]
     assert error.failures == [
         "supervised_data: AssertionError: Counting's trials depend on earlier trials, not only "
-        "on its generator's state; declare cross_trial_state = True"
+        f"on its generator's state: {BUILDER_HINT}; declare cross_trial_state = True only for "
+        "state that truly carries from trial to trial (a rule block, a curriculum)"
     ]
     check_task(DeclaredCounting(), steps=50)
+
+
+class GlobalRandom(Good):
+    """Draws its ground truth from np.random, which reset(seed=...) does not fix."""
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus", "decision"])
+        gt = np.random.default_rng().integers(2, size=b.n)  # not b.choice: not seeded
+        b.add_input(1, ["fixation", "stimulus"], "fixation")
+        b.add_input(np.stack([gt, 1 - gt], axis=-1) * 0.5, "stimulus", "stimulus")
+        b.set_target(gt, "decision", "choice")
+        return {"ground_truth": gt}
+
+
+class OwnGenerator(GlobalRandom):
+    """Draws from a generator of its own, seeded once when made: later trials differ."""
+
+    def __init__(self, dt=100):
+        super().__init__(dt=dt)
+        self.own = np.random.default_rng(0)
+
+    def _new_trials(self, b, **kwargs):
+        b.add_period(["fixation", "stimulus", "decision"])
+        gt = self.own.integers(2, size=b.n)
+        b.add_input(1, ["fixation", "stimulus"], "fixation")
+        b.set_target(gt, "decision", "choice")
+        return {"ground_truth": gt}
+
+
+def test_a_task_drawing_from_np_random_is_told_to_draw_through_the_builder():
+    # the fix is b.choice / b.rng, not cross_trial_state (which the check used to suggest)
+    names, error = failures_of(GlobalRandom(), steps=50)
+    assert "supervised_data" in names
+    (supervised,) = [f for f in error.failures if f.startswith("supervised_data")]
+    assert supervised == (
+        "supervised_data: AssertionError: GlobalRandom's trials differ between two fresh envs "
+        "at one generator state, so they are not drawn from the env's generator: "
+        f"{BUILDER_HINT}"
+    )
+    names, error = failures_of(OwnGenerator(), steps=50)
+    (supervised,) = [f for f in error.failures if f.startswith("supervised_data")]
+    assert f"not only on its generator's state: {BUILDER_HINT}; declare" in supervised
 
 
 def test_a_task_cannot_set_a_prefetch_size():
@@ -502,7 +551,10 @@ def test_a_task_cannot_set_a_prefetch_size():
     with pytest.raises(
         TypeError,
         match=r"^Tuned sets prefetch, which is not a task setting: .*"
-        r"blocks of 128 \(neurogym._env.prefetch.BLOCK\)",
+        r"blocks of 128 \(neurogym._env.prefetch.BLOCK\), .* remove the attribute. If its "
+        r"trials change with earlier ones: draw every random value through the trial builder "
+        r"\(b.choice, b.uniform, b.add_noise, b.rng\), never from np.random or a generator of "
+        r"the task's own; declare cross_trial_state = True only for state that truly carries",
     ):
 
         class Tuned(DeclaredCounting):

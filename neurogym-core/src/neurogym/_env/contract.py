@@ -26,7 +26,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-__all__ = ["check_declaration", "require_groundtruth"]
+__all__ = ["DRAW_THROUGH_THE_BUILDER", "check_declaration", "require_groundtruth"]
+
+DRAW_THROUGH_THE_BUILDER = (
+    "draw every random value through the trial builder (b.choice, b.uniform, b.add_noise, "
+    "b.rng), never from np.random or a generator of the task's own"
+)
+"""The usual fix when a task's trials depend on more than its generator's state."""
 
 
 def require_groundtruth(task: Any, consumer: str) -> None:
@@ -139,13 +145,20 @@ def _check_cross_trial_state(factory: Callable[[], gym.Env[Any, Any]], task: Any
         return
     if not hasattr(task, "new_trials"):
         return
+    # Two fresh envs at one generator state must agree: if not, the task draws elsewhere.
+    if not _history_free(factory, 4, 0, False):
+        raise AssertionError(
+            f"{name}'s trials differ between two fresh envs at one generator state, so they "
+            f"are not drawn from the env's generator: {DRAW_THROUGH_THE_BUILDER}"
+        )
     # Histories of several lengths, built one trial at a time and as batches: one of them
     # moves any block, curriculum or repeat counter away from where a fresh env starts.
     for seed, history, batched in ((5, 7, True), (6, 37, False), (7, 60, True), (8, 3, False)):
         if not _history_free(factory, seed, history, batched):
             raise AssertionError(
                 f"{name}'s trials depend on earlier trials, not only on its generator's "
-                "state; declare cross_trial_state = True"
+                f"state: {DRAW_THROUGH_THE_BUILDER}; declare cross_trial_state = True only "
+                "for state that truly carries from trial to trial (a rule block, a curriculum)"
             )
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from operator import is_
 from typing import TYPE_CHECKING, Any
 
+from neurogym._env.contract import DRAW_THROUGH_THE_BUILDER
 from neurogym._trials.batch import period_columns
 from neurogym._trials.builder import BatchBuilder
 
@@ -47,8 +48,9 @@ def refuse_prefetch_setting(cls: type) -> None:
             f"{cls.__name__} sets prefetch, which is not a task setting: every batch-native "
             f"task without cross_trial_state draws its trials in blocks of {BLOCK} "
             "(neurogym._env.prefetch.BLOCK), so a seed gives the same trials whatever the "
-            "speed settings; remove the attribute (declare cross_trial_state = True if a trial "
-            "depends on earlier ones)"
+            "speed settings; remove the attribute. If its trials change with earlier ones: "
+            f"{DRAW_THROUGH_THE_BUILDER}; declare cross_trial_state = True only for state that "
+            "truly carries from trial to trial"
         )
 
 
