@@ -72,7 +72,7 @@ def strict_criterion(env: gym.Env[Any, Any]) -> tuple[str, int | None]:
     return declared, fixation
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False)
 class ClosedLoop:
     """The trials of a closed-loop run, in the order they ended.
 
@@ -90,6 +90,13 @@ class ClosedLoop:
     trials: list[dict[str, Any]]
     fixation_action: int | None = None
 
+    def __repr__(self) -> str:
+        """One line: the number of trials and the means (not every trial)."""
+        return (
+            f"ClosedLoop(trials={len(self.trials)}, strict={_mean(self.strict)}, "
+            f"performance={_mean(self.performance)}, fixation_action={self.fixation_action})"
+        )
+
     @property
     def strict(self) -> np.ndarray:
         """Per-trial strict scores: held fixation and performance 1, or the performance."""
@@ -101,7 +108,11 @@ class ClosedLoop:
         return strict
 
 
-@dataclasses.dataclass(frozen=True)
+def _mean(values: np.ndarray) -> str:
+    return f"{float(np.mean(values)):.3f}" if len(values) else "nan"
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
 class Evaluation:
     """Closed-loop scores of a policy on a task, trial by trial.
 
@@ -135,6 +146,16 @@ class Evaluation:
     conditions: dict[str, dict[Any, dict[str, float]]]
     chance: dict[str, float] = dataclasses.field(default_factory=dict)
     chance_performance: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """One line of headline numbers (``to_dict()`` adds the conditions)."""
+        chance = ", ".join(f"{name}={value:.3f}" for name, value in self.chance.items())
+        return (
+            f"Evaluation(accuracy={self.accuracy:.3f}, "
+            f"fixation_breaks={self.fixation_breaks:.3f}, performance={self.performance:.3f}, "
+            f"chance=({chance}), "
+            f"criterion={self.criterion!r}, trials={self.trials})"
+        )
 
     @property
     def chance_level(self) -> float:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from neurogym_apps import _json
 from neurogym_apps.train._evaluate import Evaluation, evaluate
 from neurogym_apps.train._trainer import TrainConfig, TrainedModel, train
 
@@ -22,7 +22,7 @@ RUN_FILES = (
 )  # fmt: skip
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False)
 class RunResult:
     """What :func:`train_and_report` produced.
 
@@ -37,6 +37,15 @@ class RunResult:
     evaluation: Evaluation
     folder: Path
     figures: list[Path]
+
+    def __repr__(self) -> str:
+        """One line: the folder, the headline numbers and the figure names."""
+        names = [figure.name for figure in self.figures]
+        return (
+            f"RunResult(folder={str(self.folder)!r}, task={self.model.task!r}, "
+            f"accuracy={self.evaluation.accuracy:.3f}, chance={self.evaluation.chance_level:.3f}, "
+            f"figures={names})"
+        )
 
 
 def plot_loss(model: TrainedModel, window: int = 25) -> Any:
@@ -218,6 +227,6 @@ def train_and_report(
         "final_loss": float(np.mean(history["loss"][-25:])) if history["loss"] else None,
         "evaluation": evaluation.to_dict(),
     }
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
+    _json.write(out / "metrics.json", metrics)
     written = write_figures(model, out, seed=model.config.seed) if figures else []
     return RunResult(model, evaluation, out, written)
