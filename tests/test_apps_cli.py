@@ -43,6 +43,15 @@ def test_bad_arguments_of_the_apps_commands_are_refused_by_the_parser(args, mess
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["plot", "train", "sweep"])
+def test_an_unknown_task_id_points_to_neurogym_list(command, capsys):
+    assert main([command, "PerceptualDecisionMakin"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"neurogym {command}: error: unknown task 'PerceptualDecisionMakin'")
+    assert f"('neurogym list' lists the {len(get_registry().tasks())} registered tasks)" in err
+    assert "neurogym.tasks()" not in err
+
+
 def test_import_neurogym_and_listing_import_no_application():
     probe = (
         "import sys, neurogym\n"

@@ -119,6 +119,19 @@ def test_info_unknown_id_suggests_close_ids(capsys):
     )
 
 
+def test_an_unknown_id_points_a_shell_user_to_neurogym_list(capsys):
+    # the shell gets the command that lists the tasks; Python callers keep the Python call
+    count = len(get_registry().tasks())
+    code, _, err = run(capsys, "info", "Zebra!")
+    assert (code, err) == (
+        2,
+        f"neurogym info: error: unknown task 'Zebra!' ('neurogym list' lists the {count} "
+        f"registered task{'s' * (count != 1)})\n",
+    )
+    with pytest.raises(LookupError, match=r"\(neurogym\.tasks\(\) lists the \d+ registered task"):
+        get_registry().resolve("Zebra!")
+
+
 def test_info_reports_a_task_whose_module_does_not_import(capsys, installed_fake_plugin):
     installed_fake_plugin("fake-good", FAILING_PLUGIN, files={"fake_tasks.py": "import nope"})
     code, out, err = run(capsys, "info", "fake/Tiny-v0")

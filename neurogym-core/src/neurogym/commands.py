@@ -29,8 +29,8 @@ import argparse
 import os
 import sys
 
-import neurogym
 from neurogym import TaskSpec
+from neurogym._registry.api import get_registry
 from neurogym._registry.commands import Configure, Run
 from neurogym._registry.specs import display_text
 
@@ -98,10 +98,11 @@ def resolve_task(task_id: str) -> TaskSpec:
         task_id: A task id (``neurogym/PerceptualDecisionMaking-v0``) or name.
 
     Raises:
-        UsageError: If the id is unknown (the message names close ones), ambiguous or contested.
+        UsageError: If the id is unknown (the message names close ones and, for a shell user,
+            ``neurogym list``), ambiguous or contested.
     """
     try:
-        return neurogym.spec(task_id)
+        return get_registry().resolve(task_id, lister="'neurogym list'")
     except (LookupError, ValueError) as exc:
         raise UsageError(str(exc)) from None
 

@@ -108,16 +108,24 @@ class _Table(Generic[_SpecT]):
         return self.specs.get(key)
 
     def unknown_error_for(
-        self, query: str, aliases: Mapping[str, Sequence[str]], hint: str | None = None
+        self,
+        query: str,
+        aliases: Mapping[str, Sequence[str]],
+        hint: str | None = None,
+        lister: str | None = None,
     ) -> LookupError:
-        """Build the error for an unknown key, naming up to five close keys (or ``hint``)."""
+        """Build the error for an unknown key, naming up to five close keys (or ``hint``).
+
+        ``lister`` is what the message says lists every key (default: the Python call).
+        """
         suggestions: list[str] = []
         hits = difflib.get_close_matches(query.lower(), aliases, n=4 * _MAX_SUGGESTIONS)
         for hit in hits:
             suggestions.extend(key for key in aliases[hit] if key not in suggestions)
         count = len(self.specs)
         plural = "" if count == 1 else "s"
-        lister = "neurogym.tasks()" if self.kind == "task" else "neurogym.wrapper_specs()"
+        if lister is None:
+            lister = "neurogym.tasks()" if self.kind == "task" else "neurogym.wrapper_specs()"
         listing = f"{lister} lists the {count} registered {self.kind}{plural}"
         if hint is not None:
             return self.unknown_error(f"unknown {self.kind} {query!r}: {hint} ({listing})")
@@ -276,7 +284,7 @@ class Registry:
 
     # -- lookup ------------------------------------------------------------------------------
 
-    def resolve(self, task_id: str) -> TaskSpec:
+    def resolve(self, task_id: str, *, lister: str = "neurogym.tasks()") -> TaskSpec:
         """Find the spec for a task id, or for a shorter way of writing one.
 
         ``"ns/Name-vN"`` is looked up exactly. ``"Name-vN"`` and bare ``"Name"`` resolve across
@@ -285,6 +293,8 @@ class Registry:
 
         Args:
             task_id: The id or name to resolve.
+            lister: What the error for an unknown id names as the way to list every task:
+                the Python call by default; the command line passes ``"'neurogym list'"``.
 
         Returns:
             The matching spec.
@@ -301,7 +311,7 @@ class Registry:
         candidates = [task_id] if task_id in known else _matching_ids(task_id, known)
         if not candidates:
             raise self._tasks.unknown_error_for(
-                task_id, _task_aliases(known), self._first_party_hint(task_id)
+                task_id, _task_aliases(known), self._first_party_hint(task_id), lister
             )
         if len(candidates) > 1:
             raise AmbiguousTaskError(
