@@ -71,11 +71,32 @@ def test_plot_env_draws_the_env_own_arrays():
 def test_plot_env_heatmap_box_actions_and_tasks_without_ground_truth():
     fig = plot.plot_env("neurogym/AntiReach-v0", num_trials=1)
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["fixation", "stimulus"]
-    assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["fixation", "choice (1-32)"]
+    assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == [
+        "fixation",
+        *(f"choice {k}" for k in range(4, 33, 4)),
+    ]
     fig = plot.plot_env("neurogym/SpatialSuppressMotion-v0", num_trials=1)
     assert "ground truth: left" in [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
     fig = plot.plot_env("neurogym/Null-v0", num_steps=30)
     assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["action"]
+
+
+def test_many_choices_get_readable_ticks_one_per_action():
+    # yang19's 16 choices were one tick, "choice (1-16)": no choice could be read off the axis
+    fig = plot.plot_env("neurogym/yang19.dm1-v0", num_trials=2)
+    act_ax = fig.axes[1]
+    labels = {tick: label.get_text() for tick, label in
+              zip(act_ax.get_yticks(), act_ax.get_yticklabels(), strict=True)}  # fmt: skip
+    assert labels == {0: "fixation"} | {k: f"choice {k}" for k in range(2, 17, 2)}
+    # the others get an unlabelled (minor) tick each, which the grid draws a line from
+    ticks = np.concatenate([act_ax.get_yticks(), act_ax.get_yticks(minor=True)])
+    np.testing.assert_array_equal(np.sort(ticks), np.arange(17))
+    assert act_ax.get_ylim() == (-0.5, 16.5)
+    # a space naming only some of its 11 actions: the numbers stand for the others
+    act_ax = plot.plot_env("neurogym/CVLearning-v0", num_trials=1).axes[1]
+    assert [t.get_text() for t in act_ax.get_yticklabels()] == [
+        "fixation", "choice 2", "4", "6", "8", "10"
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", ["logistic", "probit"])

@@ -16,6 +16,7 @@ from neurogym_apps.plot._run import Policy, Run, run_env
 __all__ = ["plot_env"]
 
 _TRACES_UP_TO = 6  # observations with more dims are drawn as a heatmap
+_ACTION_LABELS = 9  # most labelled ticks on a Discrete action axis
 # the action legend's title: what acted when no policy was given (Run.policy)
 _POLICY_TITLE = {
     "ground truth": "ground-truth policy",
@@ -80,6 +81,19 @@ def _observations(
     ax.set_ylabel("observation")
 
 
+def _labelled_actions(n: int) -> list[int]:
+    """Which of ``n`` discrete actions get a labelled tick: all, or every k-th and the last.
+
+    The first action (fixation, in most tasks) and the last are always labelled; at most
+    ``_ACTION_LABELS`` labels keep 8-point text apart at the default figure size (yang19's 16
+    choices: fixation, choice 2, 4, ..., 16).
+    """
+    if n <= _ACTION_LABELS:
+        return list(range(n))
+    step = -(-(n - 1) // (_ACTION_LABELS - 1))  # ceil: the labels fit in the budget
+    return sorted({*range(0, n, step), n - 1})
+
+
 def _actions(ax: Axes, run: Run, space: gym.Space[Any]) -> None:
     if isinstance(space, gym.spaces.Discrete):
         ax.step(range(len(run.actions)), run.actions, where="mid", label="action",
@@ -88,19 +102,13 @@ def _actions(ax: Axes, run: Run, space: gym.Space[Any]) -> None:
             ax.step(range(len(run.gt)), run.gt, where="mid", linestyle="--", color="k",
                     label="ground truth", linewidth=1.2)  # fmt: skip
         start, n = int(space.start), int(space.n)
+        labelled = _labelled_actions(n)
         labels = _dim_labels(space, n)
-        if n <= 8:
-            ax.set_yticks(range(start, start + n), labels, fontsize=8)
-        else:  # many actions (a ring of choices): one tick per named group, at its middle
-            groups: dict[str, list[int]] = {}
-            for i, label in enumerate(labels):
-                key = label.rsplit(" ", 1)[0] if " " in label else label
-                groups.setdefault(key, []).append(start + i)
-            ticks = [float(np.mean(actions)) for actions in groups.values()]
-            names = [
-                f"{name} ({a[0]}-{a[-1]})" if len(a) > 1 else name for name, a in groups.items()
-            ]
-            ax.set_yticks(ticks, names, fontsize=8)
+        ax.set_yticks([start + i for i in labelled], [labels[i] for i in labelled], fontsize=8)
+        if len(labelled) < n:  # every action keeps a tick and a faint line to read it by
+            ax.set_yticks(range(start, start + n), minor=True)
+            ax.grid(axis="y", which="both", color="0.85", linewidth=0.5)
+            ax.set_axisbelow(True)
         ax.set_ylim(start - 0.5, start + n - 0.5)
     else:
         acts = run.actions.reshape(len(run.actions), -1)
