@@ -12,6 +12,7 @@ import numpy as np
 
 import neurogym
 from neurogym import validate
+from neurogym.rules import GoNoGoDecision
 from neurogym.wrappers import iter_chain
 from neurogym_apps.train._sb3 import is_predict_model, predict_policy, predict_task
 
@@ -20,6 +21,7 @@ __all__ = [
     "PERFORMANCE",
     "ClosedLoop",
     "Evaluation",
+    "Guess",
     "baseline_policies",
     "evaluate",
     "run_closed_loop",
@@ -205,7 +207,7 @@ class Evaluation:
 
 def run_closed_loop(
     make_env: Callable[[], gym.Env[Any, Any]],
-    act: BatchPolicy,
+    act: BatchPolicy | Guess,
     trials: int,
     *,
     seed: int = 0,
@@ -217,7 +219,7 @@ def run_closed_loop(
 
     Args:
         make_env: Makes one env (called once per parallel env).
-        act: The batch policy.
+        act: The batch policy, or a :class:`Guess` (bound to the envs made here).
         trials: Trials to collect.
         seed: Env ``i`` is reset with a seed spawned from ``seed`` (repeatable).
         carry_state: Keep the policy state across trials (default: it restarts per trial).
@@ -235,6 +237,8 @@ def run_closed_loop(
     seeds = np.random.SeedSequence(seed).generate_state(n)
     envs = [make_env() for _ in range(n)]
     obs = np.stack([env.reset(seed=int(s))[0] for env, s in zip(envs, seeds, strict=True)])
+    if isinstance(act, Guess):
+        act = act.bind(envs)
     rng = np.random.default_rng(seed)
     state: Any = None
     perf: list[float] = []
@@ -304,8 +308,76 @@ def _conditions(run: ClosedLoop) -> dict[str, dict[Any, dict[str, float]]]:
     return out
 
 
-def baseline_policies(env: gym.Env[Any, Any]) -> dict[str, BatchPolicy]:
-    """The chance baselines: uniformly random actions and always-fixate (0 / zeros)."""
+@dataclasses.dataclass(frozen=True)
+class Guess:
+    """Chance as an animal would guess: fixate, then answer at random.
+
+    The policy holds the fixation action until the task's ``response_period`` starts, then
+    gives one response drawn uniformly from ``responses`` (once per trial) until the period
+    ends. It times its answer by the trial's periods, never by the ground truth, so a trial
+    whose correct answer is to keep fixating (a no-go) is not given away.
+
+    Attributes:
+        fixation: The fixation action.
+        period: The period in which the answer is given (``TrialEnv.response_period``).
+        responses: The actions a guess picks from (``TrialEnv.guess_responses``; by default
+            every action but fixation, and fixation too where the task's rule is a
+            :class:`~neurogym.rules.GoNoGoDecision`: there withholding is an answer).
+    """
+
+    fixation: int
+    period: str
+    responses: tuple[int, ...]
+
+    @classmethod
+    def of(cls, env: gym.Env[Any, Any]) -> Guess | None:
+        """The guess of ``env``'s task.
+
+        None if it is not a fixate-then-respond task with Discrete actions and its
+        ``response_period`` among its periods (then chance is the other two policies).
+        """
+        criterion, fixation = strict_criterion(env)
+        space, task = env.action_space, env.unwrapped
+        period = getattr(task, "response_period", "decision")
+        if criterion != FIXATE_THEN_RESPOND or fixation is None:
+            return None
+        if not isinstance(space, gym.spaces.Discrete) or period not in getattr(task, "timing", {}):
+            return None
+        declared = getattr(task, "guess_responses", None)
+        actions = range(int(space.start), int(space.start) + int(space.n))
+        responses = declared or tuple(a for a in actions if a != fixation)
+        if declared is None and isinstance(getattr(task, "rule", None), GoNoGoDecision):
+            responses = (fixation, *responses)  # withholding is an answer of a go/no-go task
+        return cls(fixation, period, tuple(int(a) for a in responses))
+
+    def bind(self, envs: list[gym.Env[Any, Any]]) -> BatchPolicy:
+        """The batch policy for ``envs`` (it reads where each env's trial is)."""
+        chosen: list[int | None] = [None] * len(envs)
+
+        def act(obs: np.ndarray, state: Any, rng: np.random.Generator) -> tuple[np.ndarray, Any]:
+            del obs
+            actions = np.full(len(envs), self.fixation)
+            for i, env in enumerate(envs):
+                if not self._answering(env.unwrapped):
+                    chosen[i] = None
+                    continue
+                if chosen[i] is None:
+                    chosen[i] = self.responses[int(rng.integers(len(self.responses)))]
+                actions[i] = chosen[i]
+            return actions, state
+
+        return act
+
+    def _answering(self, task: Any) -> bool:
+        start, end = task.start_ind.get(self.period), task.end_ind.get(self.period)
+        return start is not None and start <= task.t_ind < end
+
+
+def baseline_policies(env: gym.Env[Any, Any]) -> dict[str, BatchPolicy | Guess]:
+    """The chance baselines: random actions, always-fixate (0 / zeros) and :class:`Guess`.
+
+    ``"guess"`` is there for the fixate-then-respond tasks :meth:`Guess.of` covers.
+    """
     space = env.action_space
 
     def random(obs: np.ndarray, state: Any, rng: np.random.Generator) -> tuple[np.ndarray, Any]:
@@ -325,7 +397,11 @@ def baseline_policies(env: gym.Env[Any, Any]) -> dict[str, BatchPolicy]:
         zeros = np.clip(np.zeros(space.shape, space.dtype), space.low, space.high)
         return np.broadcast_to(zeros, (len(obs), *space.shape)).copy(), state
 
-    return {"random": random, "fixation": fixation}
+    policies: dict[str, BatchPolicy | Guess] = {"random": random, "fixation": fixation}
+    guess = Guess.of(env)
+    if guess is not None:
+        policies["guess"] = guess
+    return policies
 
 
 def evaluate(

@@ -123,6 +123,10 @@ class TrialEnv(
     ``"performance"`` (the env's own ``performance``: timing, reaching, value-based tasks).
     None derives it: fixate-then-respond when the action space names a ``fixation`` action and
     trials have a ground truth, else performance."""
+    response_period: str = "decision"
+    """The period of the answer: chance's guessing policy (``evaluate``) fixates until it starts."""
+    guess_responses: tuple[int, ...] | None = None
+    """The actions that guess picks from (None: every action but fixation; 0 may be one)."""
     cross_trial_state: bool = False
     """Trial generation depends on earlier trials (curricula, blocks): batches are consecutive
     trials of one env, and the task must not prefetch."""

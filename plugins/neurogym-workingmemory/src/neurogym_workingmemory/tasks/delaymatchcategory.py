@@ -84,6 +84,7 @@ class DelayMatchCategory(ngym.TrialEnv):
     }
 
     rule = StandardDecision(fixation_periods=("fixation",), decision_periods=("test",))
+    response_period = "test"  # the answer is given while the test is shown
 
     def __init__(
         self,
