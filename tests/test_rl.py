@@ -335,3 +335,21 @@ def test_the_learnability_table_trains_rl_tasks_through_sb3(task, tmp_path, monk
     assert learnability.main([*args[:4], "--eval-trials", "64"]) == 0  # without --rl
     (untrained,) = json.loads(out.with_suffix(".json").read_text())
     assert untrained["status"] == "RL-only (not trained: run with --rl)"
+
+
+def test_learn_progress_writes_labelled_plain_lines_to_a_log(monkeypatch, capsys):
+    from neurogym_apps.rl import LearnProgress
+    from neurogym_apps.train import torch_threads
+
+    monkeypatch.setattr("neurogym_apps.train._progress.MIN_SECONDS", 0.0)
+    env = as_sb3_vec_env(PDM, 4, seed=0)
+    model = PPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    with torch_threads(1):
+        model.learn(256, callback=LearnProgress())
+    lines = capsys.readouterr().err.splitlines()  # captured: not a terminal
+    assert len(lines) >= 3  # lines per tenth, then the last one
+    assert lines[-1].startswith("PerceptualDecisionMaking: env step 256/256 (100%)  trial_perf ")
+    assert lines[-1].endswith("done")
+    for line in lines:
+        assert "  trials " in line
+        assert "  steps/s " in line

@@ -74,6 +74,31 @@ def test_the_sweep_command_never_replaces_an_earlier_file_unasked(command, tmp_p
     assert [run["seed"] for run in json.loads(out.read_text())] == [0]
 
 
+def test_the_sweep_command_reports_each_run_and_writes_strict_json(tmp_path, capsys, monkeypatch):
+    seen_threads = []
+
+    def run_one(task, seed, config, eval_trials):  # nothing to score: NaN, as a real run can
+        seen_threads.append(config.threads)
+        nan = float("nan")
+        return {"task": task, "seed": seed, "steps": 1, "final_loss": nan, "accuracy": nan,
+                "performance": nan, "chance": nan}  # fmt: skip
+
+    monkeypatch.setattr("neurogym_apps.train.sweep.run_one", run_one)
+    out = tmp_path / "runs.json"
+    args = [PDM, "--seeds", "0", "1", "--threads", "2", "--out", str(out)]
+    assert cli(["sweep", *args]) == 0
+    assert seen_threads == [2, 2]  # --threads is TrainConfig.threads
+    err = capsys.readouterr().err
+    assert f"sweep run 1/2: {PDM} seed 0  strict accuracy nan" in err
+    assert f"sweep run 2/2: {PDM} seed 1" in err
+
+    def refuse(name):
+        raise ValueError(f"not JSON: {name}")
+
+    runs = json.loads(out.read_text(), parse_constant=refuse)
+    assert [run["accuracy"] for run in runs] == [None, None]
+
+
 @pytest.mark.parametrize(
     "args", [["PerceptualDecisionMakin"], [PDM, "--steps", "0"], ["--help"], []], ids=repr
 )

@@ -345,11 +345,19 @@ def test_the_main_job_runs_every_installed_showcase_task(tmp_path, capsys):
     args = ["--out", str(tmp_path), "--scale", "0.02", "--eval-trials", "20", "--no-progress"]
     status = showcase.main(args)
     assert status == 0
-    summary = json.loads((tmp_path / "summary.json").read_text())
-    assert set(summary) == set(showcase.installed([name for name, _ in showcase.SHOWCASE]))
+
+    def refuse(name):  # strict JSON: NaN and Infinity are not JSON
+        raise ValueError(f"not JSON: {name}")
+
+    summary = json.loads((tmp_path / "summary.json").read_text(), parse_constant=refuse)
+    names = showcase.installed([name for name, _ in showcase.SHOWCASE])
+    assert set(summary) == set(names)
     assert PDM in summary
     assert (tmp_path / PDM / "trial.png").is_file()
-    assert "accuracy" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "accuracy" in out
+    for name in names:  # a line per finished task, even with --no-progress
+        assert f"{name}: strict accuracy " in err
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_PLOT",
     "add_ray_argument",
     "add_sweep_arguments",
+    "add_threads_argument",
     "configure_plot",
     "configure_sweep",
     "configure_train",
@@ -112,12 +113,7 @@ def configure_train(parser: argparse.ArgumentParser) -> Run:
     parser.add_argument(
         "--eval-trials", type=positive_int, default=500, help="closed-loop trials (500)"
     )
-    parser.add_argument(
-        "--threads",
-        type=positive_int,
-        default=1,
-        help="torch CPU threads (1: fastest for small nets)",
-    )
+    add_threads_argument(parser)
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
     parser.add_argument(
         "--overwrite",
@@ -148,6 +144,7 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--eval-trials", type=positive_int, default=200, help="closed-loop trials (200)"
     )
+    add_threads_argument(parser)
     add_ray_argument(parser, "run on Ray: a new local instance, or the cluster at ADDRESS")
     parser.add_argument(
         "--out",
@@ -158,6 +155,16 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the runs as JSON; refused if FILE exists, unless --overwrite",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+
+
+def add_threads_argument(parser: argparse.ArgumentParser, default: int = 1) -> None:
+    """``--threads N``: torch CPU threads of training and evaluation (``TrainConfig.threads``)."""
+    parser.add_argument(
+        "--threads",
+        type=positive_int,
+        default=default,
+        help=f"torch CPU threads ({default}; 1 is the fastest for small networks)",
+    )
 
 
 def add_ray_argument(parser: argparse.ArgumentParser, help_text: str) -> None:

@@ -9,6 +9,9 @@
   custom ``step``) by stable-baselines3's ``DummyVecEnv`` over the same single envs. Both equal
   ``DummyVecEnv`` of ``N`` single envs seeded ``s, s+1, ...``: same observations, rewards,
   dones, ``terminal_observation`` and ``TimeLimit.truncated``.
+* :class:`LearnProgress`: a stable-baselines3 callback that shows the progress of
+  ``model.learn`` (a bar on a terminal, plain lines in a log) with the training trials'
+  performance.
 
 Trained models are scored with :func:`neurogym_apps.train.evaluate` (closed loop, per trial) and
 drawn with :mod:`neurogym_apps.plot`. See docs/rl.md.
@@ -24,6 +27,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         '"neurogym[rl]" (with any torch>=2.3,<3 you have)'
     ) from exc
 
+from neurogym_apps.rl._progress import LearnProgress
 from neurogym_apps.rl._vecenv import TrialSB3VecEnv, as_sb3_vec_env
 
-__all__ = ["TrialSB3VecEnv", "as_sb3_vec_env"]
+__all__ = ["LearnProgress", "TrialSB3VecEnv", "as_sb3_vec_env"]

@@ -14,6 +14,10 @@
 * :func:`train_and_report`: both, plus the saved model, ``metrics.json`` and figures
   (``neurogym train TASK`` on the command line).
 * :class:`TrainedModel`: ``act``, ``policy()`` (for ``neurogym_apps.plot``), ``save``, ``load``.
+* Threads: every entry point trains on ``TrainConfig.threads`` torch threads (default 1, the
+  fastest for these small networks; ``--threads`` on the command line) and restores torch's
+  earlier setting afterwards; :func:`torch_threads` does the same for any block (an RL
+  ``model.learn``). Progress goes to stderr: a bar on a terminal, plain lines in a log.
 * :func:`neurogym_apps.train.sweep.sweep`: one run per task x seed, here or as Ray tasks
   (``neurogym sweep``; docs/scale.md). :func:`evaluate` also scores stable-baselines3 models
   (docs/rl.md).
@@ -34,6 +38,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from neurogym_apps.train._evaluate import Evaluation, evaluate
 from neurogym_apps.train._network import RecurrentNetwork
+from neurogym_apps.train._progress import torch_threads
 from neurogym_apps.train._report import RunResult, plot_loss, train_and_report, write_figures
 from neurogym_apps.train._trainer import LOSSES, TrainConfig, TrainedModel, loss_weights, train
 
@@ -47,6 +52,7 @@ __all__ = [
     "evaluate",
     "loss_weights",
     "plot_loss",
+    "torch_threads",
     "train",
     "train_and_report",
     "write_figures",

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from neurogym.commands import CommandError
 from neurogym_apps.train._evaluate import Evaluation
+from neurogym_apps.train._progress import torch_threads
 from neurogym_apps.train._report import train_and_report
 from neurogym_apps.train._trainer import TrainConfig
 
@@ -26,6 +24,7 @@ def _config(args: argparse.Namespace) -> TrainConfig:
         steps=args.steps,
         seconds=None if args.minutes is None else 60.0 * args.minutes,
         seed=args.seed,
+        threads=args.threads,
     )
 
 
@@ -63,23 +62,26 @@ def format_table(rows: list[tuple[str, Evaluation, int, float]]) -> str:
 
 
 def run(spec: Any, args: argparse.Namespace) -> int:
-    """Trains ``spec``'s task as ``args`` say, prints the result and where it was written."""
+    """Trains ``spec``'s task as ``args`` say, prints the result and where it was written.
+
+    Training and evaluation use ``--threads`` torch threads (as ``TrainConfig.threads``); the
+    progress goes to stderr (a bar on a terminal, plain lines otherwise).
+    """
     try:
         config = _config(args)
     except (TypeError, ValueError) as exc:
         raise CommandError(str(exc)) from None
     out = args.out or Path("runs") / spec.name
-    torch.set_num_threads(args.threads)
     try:
-        result = train_and_report(
-            spec.id,
-            out,
-            config,
-            eval_trials=args.eval_trials,
-            figures=not args.no_figures,
-            progress=sys.stderr.isatty(),
-            overwrite=args.overwrite,
-        )
+        with torch_threads(args.threads):  # the evaluation too
+            result = train_and_report(
+                spec.id,
+                out,
+                config,
+                eval_trials=args.eval_trials,
+                figures=not args.no_figures,
+                overwrite=args.overwrite,
+            )
     except ImportError as exc:  # figures need matplotlib
         raise CommandError(f"{exc} (or pass --no-figures)") from None
     except ValueError as exc:  # no ground truth, unsupported spaces

@@ -218,8 +218,9 @@ def rl_oracle(name: str, trials: int = 200, seed: int = 1) -> tuple[float, str]:
     return scripted_score(name, lambda env: play(env.unwrapped), trials, seed, kwargs), knows
 
 
-def _learn(name: str, recipe: RLRecipe, seed: int = 0) -> Any:
-    from neurogym_apps.rl import as_sb3_vec_env
+def _learn(name: str, recipe: RLRecipe, seed: int = 0, progress: bool = True) -> Any:
+    """The trained stable-baselines3 model (on the caller's torch threads)."""
+    from neurogym_apps.rl import LearnProgress, as_sb3_vec_env
 
     env = as_sb3_vec_env(
         name, 16, seed=seed, wrappers=list(recipe.wrappers), **dict(recipe.env_kwargs)
@@ -239,7 +240,7 @@ def _learn(name: str, recipe: RLRecipe, seed: int = 0) -> Any:
             "MlpLstmPolicy", env, batch_size=512, n_epochs=4,
             policy_kwargs=_RECURRENT_POLICY, **settings,
         )  # fmt: skip
-    model.learn(recipe.steps)
+    model.learn(recipe.steps, callback=LearnProgress(name) if progress else None)
     return model
 
 
@@ -255,11 +256,14 @@ def _unwrapped_ideal(name: str, recipe: RLRecipe, trials: int = 20_000) -> float
     return observed_ceiling(task, trials, seed=0)
 
 
-def rl_row(name: str, eval_trials: int) -> dict[str, Any]:
-    """Train task ``name`` with its RL recipe and score it like a supervised row."""
+def rl_row(name: str, eval_trials: int, progress: bool = True) -> dict[str, Any]:
+    """Train task ``name`` with its RL recipe and score it like a supervised row.
+
+    With ``progress``, the training's progress goes to stderr (:class:`LearnProgress`).
+    """
     recipe = RL_RECIPES[name]
     start = time.perf_counter()
-    model = _learn(name, recipe)
+    model = _learn(name, recipe, progress=progress)
     trained = time.perf_counter() - start
     result = evaluate(model, eval_trials, seed=1, carry_state=recipe.carry_state)
     oracle, knows = rl_oracle(name)

@@ -18,7 +18,9 @@ from torch import nn
 
 import neurogym
 from neurogym import validate
+from neurogym_apps import _json
 from neurogym_apps.train._network import CELLS, RecurrentNetwork
+from neurogym_apps.train._progress import Progress, torch_threads
 
 __all__ = ["LOSSES", "TrainConfig", "TrainedModel", "loss_weights", "train"]
 
@@ -69,6 +71,10 @@ class TrainConfig:
             step counts the same). Tasks whose trials are mostly fixation (a 1-step response
             after 2 s at dt = 100) can learn to fixate and never answer; Yang et al.'s cost
             mask weighs the response 5 times for the same reason.
+        threads: torch CPU threads while training (``torch.set_num_threads``; the earlier
+            count is restored afterwards). Default 1: the fastest for these small networks,
+            and on a machine shared with other jobs several times faster than torch's
+            default of one per core (docs/training.md). None leaves torch's setting alone.
     """
 
     model: str = "gru"
@@ -81,6 +87,7 @@ class TrainConfig:
     grad_clip: float | None = 1.0
     loss: str = "valid"
     response_weight: float = 1.0
+    threads: int | None = 1
 
     def __post_init__(self) -> None:
         validate.choice(self.model, "model", tuple(CELLS))
@@ -96,6 +103,8 @@ class TrainConfig:
         validate.integer(self.seed, "seed", minimum=0)
         if self.grad_clip is not None:
             validate.number(self.grad_clip, "grad_clip", minimum=0, exclusive_minimum=True)
+        if self.threads is not None:
+            validate.positive_int(self.threads, "threads")
 
     @property
     def max_steps(self) -> int | None:
@@ -115,8 +124,11 @@ class TrainedModel:
         env_kwargs: The task's keyword arguments.
         config: The :class:`TrainConfig`.
         continuous: Whether the task's actions are a Box (outputs are actions, not logits).
-        history: Per logged step: ``step``, ``loss``, ``accuracy`` (NaN for Box actions) and
-            ``seconds`` since the start.
+        history: Per training step: ``step``, ``loss``, ``accuracy`` (the step accuracy:
+            the fraction of the loss's steps, fixation included, whose arg-max output is the
+            target), ``response_accuracy`` (the same over the response steps alone, where the
+            task sets a ground truth; both NaN for Box actions) and ``seconds`` since the start.
+            Neither accuracy is the strict closed-loop score of :func:`evaluate`.
     """
 
     network: RecurrentNetwork
@@ -125,6 +137,15 @@ class TrainedModel:
     config: TrainConfig
     continuous: bool
     history: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """One line: task, network, steps trained and the final loss (not the history)."""
+        losses = self.history.get("loss") or []
+        final = f"{losses[-1]:.4g}" if losses else "-"
+        return (
+            f"TrainedModel(task={self.task!r}, model={self.config.model!r}, "
+            f"hidden_size={self.config.hidden_size}, steps={len(losses)}, final_loss={final})"
+        )
 
     def make_env(self) -> gym.Env[Any, Any]:
         """A new env of the task the model was trained on."""
@@ -179,7 +200,7 @@ class TrainedModel:
             "history": self.history,
         }
         try:
-            text = json.dumps(record, indent=2)
+            text = _json.dumps(record)
         except TypeError as exc:
             raise TypeError(f"cannot save env_kwargs {self.env_kwargs!r} as JSON: {exc}") from exc
         (path / _CONFIG_FILE).write_text(text + "\n", encoding="utf-8")
@@ -229,7 +250,7 @@ class TrainedModel:
             record["env_kwargs"],
             config,
             record["continuous"],
-            record.get("history", {}),
+            _read_history(record.get("history", {})),
         )
 
 
@@ -260,6 +281,17 @@ def _read_record(path: Path) -> dict[str, Any]:
             what = "a positive int" if kind is int else kind.__name__
             raise ValueError(f"{str(path)!r}: {key} must be {what}, got {value!r}")
     return dict(record)
+
+
+def _read_history(history: Any) -> dict[str, list[float]]:
+    """The saved history with its nulls (a non-finite value, written as JSON null) as NaN."""
+    if not isinstance(history, dict):
+        return {}
+    return {
+        str(key): [math.nan if value is None else value for value in values]
+        for key, values in history.items()
+        if isinstance(values, list)
+    }
 
 
 def _read_config(entries: dict[str, Any], path: Path) -> TrainConfig:
@@ -399,10 +431,13 @@ def _loss(
     labels = targets.long()
     per_step = nn.functional.cross_entropy(out.transpose(1, 2), labels, reduction="none")
     loss = (per_step * weights).sum() / total
-    checked = weights > 0
-    hits = (out.argmax(-1) == labels)[checked]
-    accuracy = float(hits.float().mean()) if hits.numel() else math.nan
-    return loss, accuracy
+    return loss, _hit_rate(out, labels, weights > 0)
+
+
+def _hit_rate(out: torch.Tensor, labels: torch.Tensor, steps: torch.Tensor) -> float:
+    """The fraction of ``steps`` (a bool mask) whose arg-max output is the label (NaN: none)."""
+    hits = (out.argmax(-1) == labels)[steps]
+    return float(hits.float().mean()) if hits.numel() else math.nan
 
 
 def train(
@@ -418,13 +453,18 @@ def train(
 
     Each step draws one batch with :func:`neurogym.batch` from an env seeded with
     ``config.seed``, so a run with the same config (and a step budget) is repeatable on CPU.
+    Torch uses ``config.threads`` CPU threads (default 1) while it trains; the earlier count
+    is restored before it returns.
 
     Args:
         task: A registered task id (``"neurogym/PerceptualDecisionMaking-v0"`` or a bare name).
         config: The :class:`TrainConfig`; ``overrides`` replace its fields
             (``train("PerceptualDecisionMaking", steps=500, hidden_size=32)``).
         env_kwargs: Keyword arguments of the task.
-        progress: Show a progress bar with the loss and accuracy (tqdm, on stderr).
+        progress: Report progress on stderr: a bar on a terminal or in a notebook, plain
+            lines otherwise (one per tenth of the budget, at least one every 30 s, and one at
+            the end), with the step, ``loss``, ``step_acc`` and ``resp_acc`` (means over the
+            last 25 steps; see :attr:`TrainedModel.history`) and the elapsed time.
         callback: ``callback(model, step)`` after every training step (e.g. to evaluate
             every few minutes); the time it takes is not counted in a ``seconds`` budget nor
             in ``history["seconds"]``. Training stops early when it returns True.
@@ -443,78 +483,96 @@ def train(
     task_id = env.unwrapped.spec.id if env.unwrapped.spec is not None else task
     _require_batches(env, task)
     n_in, n_out, continuous = _sizes(env)
-    torch.manual_seed(config.seed)
-    network = RecurrentNetwork(n_in, n_out, config.hidden_size, config.model)
-    optimizer = torch.optim.Adam(network.parameters(), lr=config.lr)
-    env.reset(seed=config.seed)
-    model = TrainedModel(network, task_id, kwargs, config, continuous)
-    model.history = {"step": [], "loss": [], "accuracy": [], "seconds": []}
-    _fit(model, env, optimizer, progress, callback)
-    network.eval()
+    with torch_threads(config.threads):
+        torch.manual_seed(config.seed)
+        network = RecurrentNetwork(n_in, n_out, config.hidden_size, config.model)
+        optimizer = torch.optim.Adam(network.parameters(), lr=config.lr)
+        env.reset(seed=config.seed)
+        model = TrainedModel(network, task_id, kwargs, config, continuous)
+        model.history = {key: [] for key in _HISTORY}
+        _fit(model, env, optimizer, _progress(config, task_id) if progress else None, callback)
+        network.eval()
     return model
+
+
+_HISTORY = ("step", "loss", "accuracy", "response_accuracy", "seconds")
+_SHOWN = {"loss": "loss", "accuracy": "step_acc", "response_accuracy": "resp_acc"}
+_SHOWN_WINDOW = 25  # progress shows means over this many steps
+
+
+def _progress(config: TrainConfig, task: str) -> Progress:
+    label = task.removeprefix("neurogym/").removesuffix("-v0")
+    if config.max_steps is not None:
+        return Progress(label, config.max_steps, "step")
+    assert config.seconds is not None
+    return Progress(label, config.seconds, "s")
+
+
+def _step(
+    model: TrainedModel, env: gym.Env[Any, Any], optimizer: torch.optim.Optimizer
+) -> dict[str, float]:
+    """One Adam step on a new batch; returns its loss and accuracies."""
+    config, network = model.config, model.network
+    data = neurogym.batch(env, config.batch_size, as_torch=True)
+    out, _ = network(data.inputs.float())
+    weights = loss_weights(data, config.loss, config.response_weight)
+    loss, accuracy = _loss(out, data.targets, weights, model.continuous)
+    optimizer.zero_grad()
+    loss.backward()  # type: ignore[no-untyped-call]
+    if config.grad_clip is not None:
+        nn.utils.clip_grad_norm_(network.parameters(), config.grad_clip)
+    optimizer.step()
+    response = math.nan
+    if not model.continuous:
+        response = _hit_rate(out.detach(), data.targets.long(), data.mask.bool())
+    return {"loss": float(loss.detach()), "accuracy": accuracy, "response_accuracy": response}
+
+
+def _shown(history: dict[str, list[float]]) -> dict[str, float]:
+    """The progress metrics: means of the last steps, named as the progress shows them."""
+    shown = {}
+    for key, name in _SHOWN.items():
+        recent = np.asarray(history[key][-_SHOWN_WINDOW:], dtype=float)
+        finite = recent[np.isfinite(recent)]
+        shown[name] = float(finite.mean()) if finite.size else math.nan
+    return shown
 
 
 def _fit(
     model: TrainedModel,
     env: gym.Env[Any, Any],
     optimizer: torch.optim.Optimizer,
-    progress: bool,
+    progress: Progress | None,
     callback: Callable[[TrainedModel, int], bool | None] | None = None,
 ) -> None:
     config, network, history = model.config, model.network, model.history
-    bar = _progress_bar(config, model.task, progress)
     start = time.perf_counter()
     step = 0
     network.train()
-    while True:
-        elapsed = time.perf_counter() - start
-        if config.max_steps is not None and step >= config.max_steps:
-            break
-        if config.seconds is not None and elapsed >= config.seconds and step > 0:
-            break
-        data = neurogym.batch(env, config.batch_size, as_torch=True)
-        out, _ = network(data.inputs.float())
-        weights = loss_weights(data, config.loss, config.response_weight)
-        loss, accuracy = _loss(out, data.targets, weights, model.continuous)
-        optimizer.zero_grad()
-        loss.backward()  # type: ignore[no-untyped-call]
-        if config.grad_clip is not None:
-            nn.utils.clip_grad_norm_(network.parameters(), config.grad_clip)
-        optimizer.step()
-        step += 1
-        loss_value = float(loss.detach())
-        for key, value in (
-            ("step", step),
-            ("loss", loss_value),
-            ("accuracy", accuracy),
-            ("seconds", time.perf_counter() - start),
-        ):
-            history[key].append(value)
-        if callback is not None:
-            paused = time.perf_counter()
-            stop = callback(model, step)
-            network.train()
-            start += time.perf_counter() - paused  # the callback's time is not training time
-            if stop is True:
+    try:
+        while True:
+            elapsed = time.perf_counter() - start
+            if config.max_steps is not None and step >= config.max_steps:
                 break
-        if bar is not None:
-            if config.max_steps is not None:
-                bar.update(1)
-            else:  # a seconds budget: the bar counts seconds
-                bar.update(min(time.perf_counter() - start, bar.total) - bar.n)
-            bar.set_postfix(loss=f"{loss_value:.3f}", acc=f"{accuracy:.2f}", refresh=False)
-    if bar is not None:
-        bar.close()
-
-
-def _progress_bar(config: TrainConfig, task: str, show: bool) -> Any:
-    if not show:
-        return None
-    from tqdm.auto import tqdm  # type: ignore[import-untyped]  # the torch extra
-
-    label = task.removeprefix("neurogym/").removesuffix("-v0")
-    if config.max_steps is not None:
-        return tqdm(total=config.max_steps, desc=label, unit="step", leave=False)
-    assert config.seconds is not None
-    form = "{l_bar}{bar}| {n:.0f}/{total:.0f} s{postfix}"
-    return tqdm(total=float(config.seconds), desc=label, bar_format=form, leave=False)
+            if config.seconds is not None and elapsed >= config.seconds and step > 0:
+                break
+            values = _step(model, env, optimizer)
+            step += 1
+            for key, value in (("step", step), *values.items()):
+                history[key].append(value)
+            history["seconds"].append(time.perf_counter() - start)
+            if callback is not None:
+                paused = time.perf_counter()
+                stop = callback(model, step)
+                network.train()
+                start += time.perf_counter() - paused  # the callback's time is not training time
+                if stop is True:
+                    break
+            if progress is not None:
+                if config.max_steps is not None:
+                    progress.update(step, **_shown(history))
+                else:  # a seconds budget: the progress counts seconds
+                    progress.update(history["seconds"][-1], step=step, **_shown(history))
+    finally:
+        if progress is not None:
+            progress.close()

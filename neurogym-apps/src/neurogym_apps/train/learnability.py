@@ -29,10 +29,12 @@ import neurogym
 from neurogym import validate
 from neurogym.data import UnsupportedWrapperError, batch_source
 from neurogym.wrappers import MultiEnvs, iter_chain
+from neurogym_apps import _json
 from neurogym_apps._active import active_task
-from neurogym_apps._cli import add_ray_argument
+from neurogym_apps._cli import add_ray_argument, add_threads_argument
 from neurogym_apps.train._ceilings import observed_ceiling, scripted_score
 from neurogym_apps.train._evaluate import evaluate
+from neurogym_apps.train._progress import torch_threads
 from neurogym_apps.train._rl_rows import RL_RECIPES, rl_row
 from neurogym_apps.train._trainer import TrainConfig, train
 
@@ -199,6 +201,7 @@ def _rl_row(row: dict[str, Any], name: str, eval_trials: int, rl: bool) -> dict[
     row = {**row, "env_kwargs": dict(recipe.env_kwargs), "seconds": None}
     if not rl:
         return {**row, "status": "RL-only (not trained: run with --rl)"}
+    _starting(name, f"RL, {recipe.algorithm}, {recipe.steps:,} env steps")
     try:
         scores = rl_row(name, eval_trials)
     except Exception as exc:  # any failure is listed in the table, with the reason
@@ -207,8 +210,25 @@ def _rl_row(row: dict[str, Any], name: str, eval_trials: int, rl: bool) -> dict[
     return {**row, **scores, "status": status}
 
 
+def _starting(name: str, what: str) -> None:
+    print(f"{name}: training ({what})", file=sys.stderr, flush=True)
+
+
 def _row(
-    spec: Any, seconds: float, eval_trials: int, check_every: float = 0.0, rl: bool = False
+    spec: Any,
+    seconds: float,
+    eval_trials: int,
+    check_every: float = 0.0,
+    rl: bool = False,
+    threads: int = 1,
+) -> dict[str, Any]:
+    """The table row of task ``spec``, on ``threads`` torch threads (restored afterwards)."""
+    with torch_threads(threads):
+        return _scored_row(spec, seconds, eval_trials, check_every, rl)
+
+
+def _scored_row(
+    spec: Any, seconds: float, eval_trials: int, check_every: float, rl: bool
 ) -> dict[str, Any]:
     kwargs = TASK_KWARGS.get(spec.name, {})
     config = recipe(spec.name, seconds)
@@ -235,7 +255,11 @@ def _row(
         ideal = ideal_ceiling(spec.id, env_kwargs=kwargs)
         ceiling = oracle if ideal is None else min(oracle, ideal)
         stop = _StopWhenLearned(ceiling, check_every) if check_every > 0 else None
-        model = train(spec.id, config, env_kwargs=kwargs, progress=False, callback=stop)
+        _starting(spec.name, f"supervised, at most {config.seconds:.0f} s")
+        # threads=None: the row's torch_threads holds for training and evaluation alike
+        model = train(
+            spec.id, config, env_kwargs=kwargs, progress=False, callback=stop, threads=None
+        )
         result = evaluate(model, eval_trials, seed=1)
     except Exception as exc:  # any failure is listed in the table, with the reason
         return {**row, "status": f"failed: {exc}"[:160]}
@@ -270,25 +294,21 @@ def rescore(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _row_one_thread(*args: Any) -> dict[str, Any]:
-    torch.set_num_threads(1)  # a Ray worker or a --jobs process has one CPU
-    return _row(*args)
-
-
 def _reported(row: dict[str, Any]) -> dict[str, Any]:
     """``row``, its task and status printed to stderr (progress of a long run)."""
-    print(f"{row['task']}: {row['status']} {row.get('accuracy', '')}", file=sys.stderr)
+    accuracy = f" (strict accuracy {row['accuracy']:.3f})" if "accuracy" in row else ""
+    print(f"{row['task']}: {row['status']}{accuracy}", file=sys.stderr, flush=True)
     return row
 
 
 def _in_processes(calls: list[tuple[Any, ...]], jobs: int) -> list[dict[str, Any]]:
-    """The rows of ``calls`` in ``jobs`` processes of one torch thread each, in order."""
+    """The rows of ``calls`` in ``jobs`` processes, in order."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("spawn")  # no torch state forked into the workers
     with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        futures = [pool.submit(_row_one_thread, *call) for call in calls]
+        futures = [pool.submit(_row, *call) for call in calls]
         return [_reported(future.result()) for future in futures]
 
 
@@ -473,9 +493,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--plugin", action="append", help="only these plugins; the others' rows are kept"
     )
-    parser.add_argument(
-        "--threads", type=int, default=1, help="torch CPU threads (1: fastest for small nets)"
-    )
+    add_threads_argument(parser)  # --jobs and --ray: 1 per process
     add_ray_argument(
         parser, "one Ray task per task (one CPU, one thread each): a local instance or ADDRESS"
     )
@@ -484,17 +502,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     store = args.out.with_suffix(".json")
     if args.rescore:
         rows = rescore(json.loads(store.read_text(encoding="utf-8")))
-        store.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+        _json.write(store, rows, indent=1)
         args.out.write_text(_markdown(rows), encoding="utf-8")
         return 0
-    torch.set_num_threads(args.threads)
     specs = [
         s
         for s in neurogym.tasks()
         if (not args.plugin or s.plugin in args.plugin) and (not args.task or s.name in args.task)
     ]
     start = time.perf_counter()
-    calls = [(spec, args.seconds, args.eval_trials, args.check_every, args.rl) for spec in specs]
+    threads = args.threads if args.ray is None and args.jobs == 1 else 1  # one CPU per process
+    calls = [
+        (spec, args.seconds, args.eval_trials, args.check_every, args.rl, threads)
+        for spec in specs
+    ]
     if args.ray is None and args.jobs > 1:
         rows = _in_processes(calls, args.jobs)
     elif args.ray is None:
@@ -502,7 +523,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         from neurogym_apps.train.sweep import on_ray
 
-        rows = [_reported(row) for row in on_ray(_row_one_thread, calls, address=args.ray or None)]
+        rows = [_reported(row) for row in on_ray(_row, calls, address=args.ray or None)]
     command = "python -m neurogym_apps.train.learnability " + " ".join(argv or sys.argv[1:])
     run = {"command": command.strip(), "minutes": round((time.perf_counter() - start) / 60, 1)}
     rows = [{**row, "run": run} for row in rows]
@@ -510,7 +531,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         {(spec.name, spec.plugin) for spec in specs} if args.task else {s.plugin for s in specs}
     )
     rows = _merge(store, rows, covered)
-    store.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    _json.write(store, rows, indent=1)
     text = _markdown(rows)
     args.out.write_text(text, encoding="utf-8")
     print(text)

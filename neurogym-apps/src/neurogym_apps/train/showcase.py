@@ -3,23 +3,26 @@
 ``python -m neurogym_apps.train.showcase`` (what ``python3 run.py train`` runs) trains a GRU on
 each task below whose family is installed, for its share of about three minutes on two CPU
 cores, evaluates it closed loop (strict accuracy: fixation held, then the correct response)
-against chance, prints a table and writes every run (model,
-``metrics.json``, figures) under one folder, named at the end.
+against chance, prints a table and writes every run (``<task>/``: model, ``metrics.json``,
+figures) and ``summary.json`` (every task's scores) under one folder, named at the end.
+Progress goes to stderr: each task's training (a bar on a terminal, plain lines otherwise) and
+a line per finished task.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import torch
-
 import neurogym
+from neurogym.commands import positive_int
+from neurogym_apps import _json
+from neurogym_apps._cli import add_threads_argument
 from neurogym_apps.train._cli import format_table
+from neurogym_apps.train._progress import torch_threads
 from neurogym_apps.train._report import _run_files, train_and_report
 from neurogym_apps.train._trainer import TrainConfig
 
@@ -50,7 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--scale", type=float, default=1.0, help="multiply every training budget (1.0)"
     )
-    parser.add_argument("--eval-trials", type=int, default=1000, help="closed-loop trials (1000)")
+    parser.add_argument(
+        "--eval-trials", type=positive_int, default=1000, help="closed-loop trials (1000)"
+    )
     parser.add_argument(
         "--floor",
         action="append",
@@ -58,11 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="TASK=ACC",
         help="exit 1 if TASK's accuracy is below ACC (repeatable)",
     )
+    add_threads_argument(parser)
     parser.add_argument(
-        "--threads", type=int, default=1, help="torch CPU threads (1: fastest for small nets)"
-    )
-    parser.add_argument(
-        "--no-progress", dest="progress", action="store_false", help="no progress bars"
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="no training progress (the line per finished task stays)",
     )
     parser.add_argument(
         "--overwrite",
@@ -70,7 +76,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="replace the runs already under --out (without it, they are refused)",
     )
     args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
     tasks = dict(SHOWCASE)
     chosen = installed(list(tasks))
     skipped = [name for name in tasks if name not in chosen]
@@ -86,15 +91,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows, summary = [], {}
     start = time.perf_counter()
     for name in chosen:
-        config = TrainConfig(seconds=tasks[name] * args.scale, seed=0)
-        result = train_and_report(
-            name,
-            args.out / name,
-            config,
-            eval_trials=args.eval_trials,
-            progress=args.progress,
-            overwrite=args.overwrite,
-        )
+        config = TrainConfig(seconds=tasks[name] * args.scale, seed=0, threads=args.threads)
+        with torch_threads(args.threads):  # the evaluation too
+            result = train_and_report(
+                name,
+                args.out / name,
+                config,
+                eval_trials=args.eval_trials,
+                progress=args.progress,
+                overwrite=args.overwrite,
+            )
         history = result.model.history
         rows.append((name, result.evaluation, len(history["step"]), history["seconds"][-1]))
         summary[name] = {
@@ -105,11 +111,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             "steps": len(history["step"]),
             "train_seconds": history["seconds"][-1],
         }
-        print(f"  {name}: {result.evaluation.accuracy:.3f}", file=sys.stderr, flush=True)
+        print(
+            f"{name}: strict accuracy {result.evaluation.accuracy:.3f} after "
+            f"{len(history['step'])} steps ({time.perf_counter() - start:.0f} s so far)",
+            file=sys.stderr,
+            flush=True,
+        )
     table = format_table(rows)
     print(table)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    _json.write(args.out / "summary.json", summary)
     elapsed = time.perf_counter() - start
     print(f"\n{len(rows)} task(s) in {elapsed:.0f} s; models, metrics and figures in {args.out}/")
     return _check_floors(floors, summary)

@@ -1,9 +1,11 @@
 """Sweeps: one training run per (task, seed), in this process or fanned out on Ray.
 
 ``neurogym sweep TASK... --seeds 0 1 2 --steps 500 [--ray [ADDRESS]]`` on the command line.
-Each run trains with :func:`neurogym_apps.train.train` (the seed replaced) on one torch thread
-and is scored closed loop by :func:`neurogym_apps.train.evaluate`; a run is a pure function of
-its task, seed and config, so the Ray results equal the sequential ones (tested).
+Each run trains with :func:`neurogym_apps.train.train` (the seed replaced) on the config's torch
+threads (``TrainConfig.threads``, default 1; ``--threads``) and is scored closed loop by
+:func:`neurogym_apps.train.evaluate`; a run is a pure function of its task, seed and config, so
+the Ray results equal the sequential ones (tested). ``neurogym sweep`` writes a line per
+finished run to stderr, and the table of all runs to stdout at the end.
 
 Why Ray tasks rather than Ray Tune: a sweep over tasks x seeds is a fixed grid of independent
 runs whose results are small dicts. One remote function is all it needs (results come back in
@@ -17,13 +19,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import itertools
-import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from neurogym import validate
+from neurogym_apps import _json
 from neurogym_apps.train._evaluate import evaluate
+from neurogym_apps.train._progress import torch_threads
 from neurogym_apps.train._trainer import TrainConfig, train
 
 __all__ = ["main", "on_ray", "run_one", "sweep"]
@@ -32,16 +35,17 @@ __all__ = ["main", "on_ray", "run_one", "sweep"]
 def run_one(task: str, seed: int, config: TrainConfig, eval_trials: int = 200) -> dict[str, Any]:
     """One run of a sweep: train ``task`` with ``config`` and ``seed``, evaluate it.
 
+    Training and evaluation use ``config.threads`` torch threads (restored afterwards), so a
+    run does the same arithmetic here and on a Ray worker.
+
     Returns:
         ``task``, ``seed``, ``steps``, ``final_loss``, ``accuracy`` (closed-loop strict
-        accuracy), ``performance`` (the env's own) and ``chance`` (the best of the random and
+        accuracy), ``performance`` (the env's own), ``chance`` (the best of the random and
         fixation baselines, strict).
     """
-    import torch
-
-    torch.set_num_threads(1)  # the same arithmetic wherever the run happens
-    model = train(task, dataclasses.replace(config, seed=seed), progress=False)
-    result = evaluate(model, eval_trials, seed=seed + 1)
+    with torch_threads(config.threads):
+        model = train(task, dataclasses.replace(config, seed=seed), progress=False)
+        result = evaluate(model, eval_trials, seed=seed + 1)
     return {
         "task": task,
         "seed": seed,
@@ -62,6 +66,7 @@ def sweep(
     ray: bool = False,
     address: str | None = None,
     num_cpus: int | None = None,
+    progress: bool = False,
 ) -> list[dict[str, Any]]:
     """Runs :func:`run_one` for every task x seed, in grid order (tasks outer).
 
@@ -75,6 +80,8 @@ def sweep(
         address: A running Ray cluster (``"auto"``, ``"ray://host:10001"``, ...); default: the
             one this process is connected to, else a new local instance.
         num_cpus: CPUs of a new local instance (default: all).
+        progress: Write a line per finished run to stderr (run i of n, task, seed, strict
+            accuracy, steps).
 
     Returns:
         One dict per run (see :func:`run_one`).
@@ -89,9 +96,27 @@ def sweep(
     eval_trials = validate.positive_int(eval_trials, "eval_trials")
     grid = [(task, int(seed)) for task, seed in itertools.product(tasks, seeds)]
     calls = [(task, seed, config, eval_trials) for task, seed in grid]
+    report = _report_run if progress else None
     if not ray:
-        return [run_one(*call) for call in calls]
-    return on_ray(run_one, calls, address=address, num_cpus=num_cpus)
+        return [_reported(run_one(*call), i, len(calls), report) for i, call in enumerate(calls)]
+    return on_ray(run_one, calls, address=address, num_cpus=num_cpus, report=report)
+
+
+def _report_run(run: dict[str, Any], index: int, total: int) -> None:
+    print(
+        f"sweep run {index + 1}/{total}: {run['task']} seed {run['seed']}  strict accuracy "
+        f"{run['accuracy']:.3f}  chance {run['chance']:.3f}  {run['steps']} steps",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _reported(
+    result: Any, index: int, total: int, report: Callable[[Any, int, int], None] | None
+) -> Any:
+    if report is not None:
+        report(result, index, total)
+    return result
 
 
 def on_ray(
@@ -100,11 +125,13 @@ def on_ray(
     *,
     address: str | None = None,
     num_cpus: int | None = None,
+    report: Callable[[Any, int, int], None] | None = None,
 ) -> list[Any]:
     """``[function(*args) for args in calls]``, each call a Ray task with one CPU.
 
     Connects to ``address`` (or starts a local instance with ``num_cpus``) unless this
-    process is already connected. Results come back in the order of ``calls``.
+    process is already connected. Results come back in the order of ``calls``; ``report``,
+    if given, is called as ``report(result, index, len(calls))`` as each is collected.
 
     Raises:
         ImportError: Ray is not installed (the ray extra).
@@ -118,8 +145,8 @@ def on_ray(
     if not ray.is_initialized():
         ray.init(address=address, num_cpus=num_cpus, include_dashboard=False)
     remote = ray.remote(num_cpus=1)(function)
-    results: list[Any] = ray.get([remote.remote(*args) for args in calls])
-    return results
+    refs = [remote.remote(*args) for args in calls]
+    return [_reported(ray.get(ref), i, len(refs), report) for i, ref in enumerate(refs)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -147,7 +174,7 @@ def run_cli(args: argparse.Namespace) -> int:
     import neurogym
 
     tasks = [neurogym.spec(task).id for task in args.tasks]
-    config = TrainConfig(steps=args.steps)
+    config = TrainConfig(steps=args.steps, threads=args.threads)
     on_ray = args.ray is not None
     runs = sweep(
         tasks,
@@ -156,6 +183,7 @@ def run_cli(args: argparse.Namespace) -> int:
         eval_trials=args.eval_trials,
         ray=on_ray,
         address=args.ray or None,
+        progress=True,
     )
     for run in runs:
         print(
@@ -163,7 +191,7 @@ def run_cli(args: argparse.Namespace) -> int:
             f"chance {run['chance']:.3f}  loss {run['final_loss']:.4f}  steps {run['steps']}"
         )
     if args.out is not None:
-        args.out.write_text(json.dumps(runs, indent=1))
+        _json.write(args.out, runs, indent=1)
         print(f"wrote {len(runs)} runs to {args.out}", file=sys.stderr)
     return 0
 

@@ -29,7 +29,10 @@ import numpy as np
 import torch
 
 import neurogym
+from neurogym_apps import _json
+from neurogym_apps._cli import add_threads_argument
 from neurogym_apps.train._evaluate import evaluate
+from neurogym_apps.train._progress import torch_threads
 from neurogym_apps.train._trainer import TrainConfig, TrainedModel, train
 
 __all__ = ["MARGIN", "TARGET", "TASK_SET", "ceilings", "evaluate_per_task", "main", "targets"]
@@ -206,7 +209,7 @@ def _write(docs: Path, record: dict[str, Any]) -> str:
     """Writes yang19.json, the figure and yang19.md from ``record``; returns the page."""
     docs.mkdir(parents=True, exist_ok=True)
     (docs / "figures").mkdir(exist_ok=True)
-    (docs / "yang19.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    _json.write(docs / "yang19.json", record, indent=1)
     names = list(record["ceiling"])
     _figure(record["points"], names, docs / "figures" / "yang19_learning.png")
     text = _markdown(record["points"], record["final"], record["ceiling"], record["meta"])
@@ -231,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (2)")
+    add_threads_argument(parser)
     parser.add_argument(
         "--ceiling-trials", type=int, default=20_000, help="trials per ideal observer (20000)"
     )
@@ -246,20 +249,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         record = json.loads((args.docs / "yang19.json").read_text(encoding="utf-8"))
         print(_write(args.docs, record))
         return 0
-    torch.set_num_threads(args.threads)
     config = TrainConfig(
         hidden_size=args.hidden,
         lr=args.lr,
         batch_size=args.batch_size,
         seconds=args.minutes * 60,
         seed=args.seed,
+        threads=None,  # the torch_threads below holds for the evaluations too
     )
     curves = _Curves(args.every * 60, args.eval_trials, args.batch_size)
-    model = train(TASK_SET, config, progress=False, callback=curves)
-    steps = len(model.history["step"])
-    curves.add(model, steps, model.history["seconds"][-1])
-    model.network.eval()
-    final = evaluate_per_task(model, args.final_trials, seed=2)
+    with torch_threads(args.threads):
+        model = train(TASK_SET, config, callback=curves)
+        steps = len(model.history["step"])
+        curves.add(model, steps, model.history["seconds"][-1])
+        model.network.eval()
+        final = evaluate_per_task(model, args.final_trials, seed=2)
     meta = {
         "command": "python -m neurogym_apps.train.yang19 " + " ".join(argv or sys.argv[1:]),
         "recipe": (
