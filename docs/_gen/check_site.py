@@ -4,7 +4,9 @@
 build, in the same environment) fails, naming the tasks, when a registered task has no page,
 its page does not show its id, its example figure is missing or not a PNG, or the catalogue
 holds a task page that no registered task explains (a stale or duplicated page). It also
-checks the family and tag index pages and the search index.
+checks the family and tag index pages and the search index, and every page as a user opens
+it (``sitechecks.py``: links that work from disk, nothing loaded from another host, the
+home page for users, the search boost of the task pages, the stylesheet).
 """
 
 from __future__ import annotations
@@ -16,21 +18,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import catalogue
+import sitechecks
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def html_of(site: Path, page: str) -> Path:
-    """The built HTML of a source page: ``a/b.md`` -> ``a/b/index.html`` (directory URLs)."""
-    stem = page.removesuffix(".md")
-    if stem == "index" or stem.endswith("/index"):
-        return site / stem.removesuffix("index") / "index.html"
-    return site / stem / "index.html"
+    """The built HTML of a source page: ``a/b.md`` -> ``a/b.html`` (no directory URLs)."""
+    return site / (page.removesuffix(".md") + ".html")
 
 
 def url_of(page: str) -> str:
     """The site-relative URL of a source page, as the search index lists it."""
-    return html_of(Path(), page).parent.as_posix().removeprefix(".") + "/"
+    return page.removesuffix(".md") + ".html"
 
 
 def problems(site: Path) -> list[str]:
@@ -60,7 +60,7 @@ def problems(site: Path) -> list[str]:
         if not html_of(site, catalogue.tag_page(tag)).is_file():
             found.append(f"tag {tag!r}: no page")
     expected.add(html_of(site, "tasks/index.md"))
-    built = set((site / "tasks").rglob("index.html"))
+    built = set((site / "tasks").rglob("*.html"))
     for extra in sorted(built - expected):
         found.append(f"{extra}: a catalogue page no registered task explains")
     index = site / "search" / "search_index.json"
@@ -71,6 +71,7 @@ def problems(site: Path) -> list[str]:
         missing = [e.spec.id for e in items if url_of(e.page) not in locations]
         if missing:
             found.append(f"tasks missing from the search index: {', '.join(missing)}")
+    found += sitechecks.problems(site, {url_of(e.page): e.spec.name for e in items})
     return found
 
 
@@ -82,14 +83,17 @@ def main(argv: list[str]) -> int:
     site = Path(argv[0])
     found = problems(site)
     if found:
-        print(f"{site}: {len(found)} problems in the task catalogue:", *found, sep="\n  ")
+        print(f"{site}: {len(found)} problems:", *found, sep="\n  ")
         return 1
     items = catalogue.entries()
     families = len(catalogue.by_family(items))
     tags = len(catalogue.by_tag(items))
     print(
         f"{site}: one page and figure for each of the {len(items)} registered tasks, "
-        f"{families} family pages, {tags} tag pages, every task in the search index"
+        f"{families} family pages, {tags} tag pages, every task in the search index; "
+        "every link and load of every page is a file of the site, none from another host; "
+        "the home page opens with " + ", ".join(sitechecks.HOME_SECTIONS) + "; task pages "
+        "boosted in the search index; every page links " + sitechecks.STYLESHEET
     )
     return 0
 

@@ -1,6 +1,9 @@
 """Generate the site's pages at build time (mkdocs-gen-files runs this; nothing is committed).
 
-* ``index.md``: the repository's README, its links rewritten for the site.
+* ``index.md``: the home page for users, ``docs/index.md`` with the task families filled in
+  (:func:`home_markdown`).
+* ``checkout.md``: the repository's README (working from a checkout), its links rewritten
+  for the site.
 * ``packages/<distribution>.md``: the README of each distribution of this repository that
   declares no tasks (the apps, the meta distribution).
 * ``tasks/...``: the task catalogue (see ``catalogue.py``); a family's index page is its
@@ -25,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import catalogue
 from sitelinks import (
+    DOCS,
     ROOT,
     SiteMap,
     demote_headings,
@@ -36,6 +40,9 @@ from sitelinks import (
 #: The packages whose public modules the API reference documents.
 API_PACKAGES = ("neurogym", "neurogym_apps")
 TASK_TABLE = ("<!-- task-table:start -->", "<!-- task-table:end -->")
+HOME_CATALOGUE = ("<!-- home-catalogue:start -->", "<!-- home-catalogue:end -->")
+#: The README's page on the site ("From a checkout", under Developer in mkdocs.yml).
+README_PAGE = "checkout.md"
 
 
 def public_modules(package: str) -> list[str]:
@@ -124,6 +131,33 @@ def package_markdown(distribution: str, source: str, sitemap: SiteMap) -> str:
     return sitemap.rewrite(text, source, f"packages/{distribution}.md")
 
 
+def home_markdown(items: list[catalogue.Entry]) -> str:
+    """The home page: ``docs/index.md`` with a table of the installed task families.
+
+    The table (each family's task count and first tasks, linked) replaces what lies between
+    the page's :data:`HOME_CATALOGUE` markers.
+    """
+    page = "index.md"
+    lines = [f"{len(items)} tasks are installed here, in these families:", ""]
+    lines += ["| family | tasks | for example |", "|---|---|---|"]
+    text, rel = catalogue.text, catalogue.rel
+    for plugin, group in catalogue.by_family(items).items():
+        family = f"[{text(plugin)}]({rel(catalogue.family_page(plugin), page)})"
+        names = ", ".join(f"[{text(e.spec.name)}]({rel(e.page, page)})" for e in group[:3])
+        lines.append(f"| {family} | {len(group)} | {names}{', ...' * (len(group) > 3)} |")
+    lines += [
+        "",
+        "Every task has a page (spaces, timing, rewards, example trials, learnability): "
+        "[all tasks](tasks/index.md), or [by tag](tags/index.md). A family is one pip "
+        "package; `neurogym.make` of a task whose family is not installed says which.",
+    ]
+    source = (DOCS / "index.md").read_text(encoding="utf-8")
+    home, found = replace_block(source, *HOME_CATALOGUE, "\n".join(lines))
+    if not found:
+        raise LookupError(f"docs/index.md lacks the markers {HOME_CATALOGUE} of the task table")
+    return home
+
+
 def generate(
     write: Callable[[str, str | bytes], None], *, defer: bool = False
 ) -> dict[str, float]:
@@ -139,7 +173,7 @@ def generate(
     families = catalogue.by_family(items)
     repo = repo_distributions()
     sitemap = SiteMap()
-    sitemap.add("README.md", "index.md")
+    sitemap.add("README.md", README_PAGE)
     plain = {}
     for distribution, folder in repo.items():
         family = next(
@@ -151,10 +185,9 @@ def generate(
             sitemap.add(f"{folder}/README.md", f"packages/{distribution}.md")
             plain[distribution] = f"{folder}/README.md"
 
-    write(
-        "index.md",
-        sitemap.rewrite((ROOT / "README.md").read_text("utf-8"), "README.md", "index.md"),
-    )
+    readme = (ROOT / "README.md").read_text("utf-8")
+    write(README_PAGE, sitemap.rewrite(readme, "README.md", README_PAGE))
+    write("index.md", home_markdown(items))
     for distribution, source in plain.items():
         write(f"packages/{distribution}.md", package_markdown(distribution, source, sitemap))
     for path, text in reference_pages().items():

@@ -7,15 +7,22 @@ reference (``griffe_rst.py``) and in the task pages' docstrings (``catalogue.py`
 
 * a role ``:kind:`target``` -> a code span of the target (``~`` keeps its last part);
 * a simple RST table (``====  ====`` rules) -> a Markdown table;
-* a paragraph ending in ``::`` (an RST literal block follows) -> ending in ``:``.
+* a paragraph ending in ``::`` (an RST literal block follows) -> ending in ``:``;
+* in the API reference only (``docs=``), a mention of a guide, ``docs/training.md`` or
+  ```docs/training.md```, -> a link to its page, labelled with the page's title
+  (:func:`guide_links`); mentions inside a longer code span or a code block stay text.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 _ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|mod|data|obj|exc|const):`(~?)([^`]+)`")
 _RULE = re.compile(r"^\s*=+(?:\s+=+)+\s*$")
+# A code span (`...` or ``...``), or a bare docs/<page>.md mention outside one.
+_SPAN_OR_GUIDE = re.compile(r"(`+)(.+?)\1|(?<![\w/.-])docs/([\w-]+)\.md\b")
+_GUIDE = re.compile(r"docs/([\w-]+)\.md")
 
 
 def _role(match: re.Match[str]) -> str:
@@ -61,9 +68,50 @@ def simple_tables(text: str) -> str:
     return "\n".join(out)
 
 
-def to_markdown(text: str) -> str:
-    """The docstring text with roles, simple tables and ``::`` rewritten (see module doc)."""
+def _title(page: Path) -> str:
+    """A guide's title: its first ``# `` heading, else its file name."""
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return page.name
+
+
+def guide_links(text: str, docs: Path, prefix: str) -> str:
+    """Mentions of ``docs/<page>.md`` that exist under ``docs`` become links to the page.
+
+    Args:
+        text: Markdown (a docstring).
+        docs: The docs folder (a mention of a file not in it stays text).
+        prefix: The path from the page the text goes on to the docs root (``../``).
+    """
+
+    def link(name: str, original: str) -> str:
+        page = docs / f"{name}.md"
+        return f"[{_title(page)}]({prefix}{name}.md)" if page.is_file() else original
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(3):  # a bare mention
+            return link(match.group(3), match.group(0))
+        whole = _GUIDE.fullmatch(match.group(2).strip())
+        return link(whole.group(1), match.group(0)) if whole else match.group(0)
+
+    lines, fenced = [], False
+    for line in text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        lines.append(line if fenced else _SPAN_OR_GUIDE.sub(replace, line))
+    return "\n".join(lines)
+
+
+def to_markdown(text: str, docs: tuple[Path, str] | None = None) -> str:
+    """The docstring text with roles, simple tables and ``::`` rewritten (see module doc).
+
+    ``docs``, a ``(docs folder, prefix)`` pair, also links the guides it mentions
+    (:func:`guide_links`).
+    """
     text = _ROLE.sub(_role, text)
     if "==" in text:
         text = simple_tables(text)
+    if docs is not None and "docs/" in text:
+        text = guide_links(text, *docs)
     return re.sub(r"(\S)::$", r"\1:", text, flags=re.MULTILINE)
