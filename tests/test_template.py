@@ -45,8 +45,8 @@ VALID = {
     "defaults": (
         {},
         "mylab",
-        "mylab/StrongerStimulus-v0",
-        "StrongerStimulus",
+        "mylab/MyTask-v0",
+        "MyTask",
         "neurogym_mylab",
     ),
     "hyphenated": (
@@ -160,7 +160,7 @@ INVALID = {
     ),
     "escaping module": (
         {"__task_module": "../../../../../ESCAPED"},
-        "__task_module is derived from the answers and must be 'strongerstimulus'",
+        "__task_module is derived from the answers and must be 'mytask'",
     ),
     "other dist name": ({"__dist_name": "numpy"}, "__dist_name is derived from the answers"),
 }
@@ -304,12 +304,10 @@ def test_baked_plugin_passes_its_own_tests(venv, baked, name):
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert re.search(r"\b1 failed, 6 passed\b", result.stdout), result.stdout
-    failed = (
-        "tests/test_check_task.py::test_task_documentation_is_written[mylab/StrongerStimulus-v0]"
-    )
+    failed = "tests/test_check_task.py::test_task_documentation_is_written[mylab/MyTask-v0]"
     assert f"FAILED {failed}" in result.stdout
     assert (
-        "AssertionError: the TaskSpec of mylab/StrongerStimulus-v0 in src/neurogym_mylab/"
+        "AssertionError: the TaskSpec of mylab/MyTask-v0 in src/neurogym_mylab/"
         "_plugin.py still says TODO in paper_name, paper_link, description: write the task's "
         "paper (title and link) and a one-line description there"
     ) in result.stdout
@@ -327,7 +325,7 @@ def test_neurogym_new_names_the_answers_left_as_todo(baked):
         '        paper_name="TODO",\n        paper_link="TODO",\n        description="TODO",\n'
         in plugin
     )
-    assert "Britten et al. (1992)" in plugin  # where the example task comes from
+    assert "        # TODO: write your task's paper and description" in plugin
     readme = (projects["defaults"] / "README.md").read_text()
     assert "| perceptual, two-alternative, supervised | TODO | [TODO](TODO) |" in readme
     for name in VALID:
@@ -428,6 +426,105 @@ def test_baked_tooling_matches_the_repository(baked):
         assert baked_ruff["lint"][key] == root_ruff["lint"][key], key
     entry_points = baked_toml["project"]["entry-points"]["neurogym.plugins"]
     assert entry_points == {"mylab": "neurogym_mylab._plugin"}
+
+
+def test_baked_task_is_a_skeleton_marked_todo_where_the_author_writes(baked):
+    project = baked[0]["hyphenated"]  # every answer given: only the task's code is left
+    task = (project / "src" / "neurogym_rat_lab2" / "tasks" / "gosignal.py").read_text()
+    docstring = ast.get_docstring(ast.parse(task).body[-1])
+    assert docstring.startswith("TODO: say in one line what the agent does")
+    # each part of a task has its TODO, in the order a reader meets them
+    todos = [line.strip() for line in task.splitlines() if line.strip().startswith("# TODO:")]
+    parts = ["rewards", "which periods", "own arguments", "observation and action spaces",
+             "trial variables", "periods, in order", "observations", "ground truth"]  # fmt: skip
+    assert len(todos) == len(parts), todos
+    for part, todo in zip(parts, todos, strict=True):
+        assert todo.removeprefix("# TODO: ").removeprefix("your ").startswith(part), todo
+    assert "coh" not in task  # nothing of another task's stimulus is left to rewrite
+    # the complete two-alternative example lives in the guide the skeleton names, whose
+    # blocks neurogym-core/tests/test_writing_a_task.py runs (check_task included)
+    assert "docs/writing-a-task.md" in docstring
+    guide = (ROOT / "docs" / "writing-a-task.md").read_text(encoding="utf-8")
+    assert (
+        'class LouderTone(TrialEnv):\n    """Report which of two noisy tones is louder.' in guide
+    )
+    assert 'check_task(registry.make("mylab/LouderTone-v0"))' in guide
+
+
+def guide_task(page, name, docstring=None):
+    """The imports and the class ``name`` of a ``python`` block of docs/``page``, as written.
+
+    ``docstring`` is added when the class has none (check_task requires one).
+    """
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    (block,) = [
+        b for b in re.findall(r"```python\n(.*?)```", text, re.DOTALL) if f"class {name}(" in b
+    ]
+    lines = block.splitlines()
+    tree = ast.parse(block)
+    imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name]
+    body = lines[cls.lineno - 1 : cls.end_lineno]
+    if docstring is not None and ast.get_docstring(cls) is None:
+        body.insert(1, f'    """{docstring}"""')
+    kept = [line for node in imports for line in lines[node.lineno - 1 : node.end_lineno]]
+    return "\n".join([*kept, "", "", *body]) + "\n"
+
+
+@pytest.fixture(scope="module")
+def ported(venv, tmp_path_factory, cookiecutter_config):
+    """A baked plugin whose task is porting.md's ``Ring``, as the guide writes it, installed.
+
+    Its task module is replaced by the guide's code (plus a one-line docstring), with no
+    annotations, and writing-a-task.md's ``LouderTone`` is added beside it; then the fixes the
+    plugin's README names run (``ruff check --fix``, ``ruff format``), as an author would.
+    """
+    _, env, pip = venv
+    answers = {
+        "plugin_name": "ported",
+        "task_class": "Ring",
+        "tags": "perceptual",
+        "task_description": "Report where on a ring a noisy stimulus points.",
+        "paper_name": "An example task of the neurogym documentation",
+        "paper_link": "https://example.org/ring",
+    }
+    project = Path(
+        cookiecutter(
+            str(TEMPLATE),
+            no_input=True,
+            extra_context=answers,
+            output_dir=str(tmp_path_factory.mktemp("ported")),
+            config_file=str(cookiecutter_config),
+        )
+    )
+    tasks = project / "src" / "neurogym_ported" / "tasks"
+    ring = guide_task("porting.md", "Ring", "A ring task, ported from NeuroGym 2.3.1.")
+    assert "def __init__(self, dt=100, dim_ring=2" in ring  # un-annotated, as upstream wrote it
+    (tasks / "ring.py").write_text(ring, encoding="utf-8")
+    (tasks / "loudertone.py").write_text(guide_task("writing-a-task.md", "LouderTone"))
+    ruff = [sys.executable, "-m", "ruff"]
+    run([*ruff, "check", "--no-cache", "--fix", "--quiet", "--exit-zero", "."], cwd=project)
+    run([*ruff, "format", "--no-cache", "--quiet", "."], cwd=project)
+    run([*pip, "--no-deps", "-e", project], cwd=project, env=env)
+    return project
+
+
+def test_a_task_written_as_the_guides_show_passes_the_baked_ci(venv, ported):
+    """The commands of the baked CI's nox sessions (read from its noxfile) pass, unchanged."""
+    path, env, _ = venv
+    noxfile = ast.parse((ported / "noxfile.py").read_text(encoding="utf-8"))
+    commands = [
+        [arg.value for arg in node.args if isinstance(arg, ast.Constant)]
+        for node in ast.walk(noxfile)
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "session.run"
+    ]
+    assert commands == [["pytest"], ["ruff", "check"], ["ruff", "format", "--check"]]
+    pytest_run = run(
+        [scripts(path) / "python", "-m", "pytest", "-p", "no:cacheprovider"], cwd=ported, env=env
+    )
+    assert re.search(r"\b7 passed\b", pytest_run), pytest_run
+    for command in commands[1:]:  # the sessions' default arguments: "."
+        run([sys.executable, "-m", *command, "--no-cache", "."], cwd=ported)
 
 
 @pytest.mark.parametrize(("answers", "message"), INVALID.values(), ids=INVALID)

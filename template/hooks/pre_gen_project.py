@@ -62,7 +62,7 @@ RESERVED_PLUGIN_NAMES = (  # generated: python tools/first_party.py --write
 )
 # </reserved-plugin-names>
 # Names the generated task module and tests import: a task class of that name would shadow them.
-RESERVED_CLASSES = ("Any", "BatchBuilder", "Mapping", "StandardDecision", "TrialEnv")
+RESERVED_CLASSES = ("Any", "BatchBuilder", "StandardDecision", "TrialEnv")
 
 
 def check_plugin_name(name: str) -> list[str]:
@@ -106,7 +106,7 @@ def check_task_class(name: str) -> list[str]:
         return [
             f"task_class {name!r} is not a valid task class name: use up to {MAX_NAME} ASCII "
             "letters and digits in CamelCase, starting with an upper-case letter (e.g. "
-            "'StrongerStimulus')"
+            "'DelayedMatch')"
         ]
     if keyword.iskeyword(name) or keyword.iskeyword(name.lower()):
         return [

@@ -26,9 +26,7 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
         ),
 {% if "TODO" in cookiecutter.task_description ~ cookiecutter.paper_name ~ cookiecutter.paper_link %}
         # TODO: write your task's paper and description (the tests fail until no TODO is
-        # left). The example task as baked follows Britten et al. (1992), "The analysis of
-        # visual motion: a comparison of neuronal and psychophysical performance",
-        # https://www.jneurosci.org/content/12/12/4745
+        # left).
 {% endif %}
 {#
     Each string on one line if it fits in 99 columns (or is one word, such as a link), else

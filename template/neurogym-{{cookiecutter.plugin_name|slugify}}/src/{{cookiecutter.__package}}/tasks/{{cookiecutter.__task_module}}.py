@@ -1,124 +1,93 @@
-"""A two-alternative choice: report which of two noisy stimuli is stronger."""
+"""{{ cookiecutter.task_class }}: a working task skeleton; make it yours where it says TODO."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
-import neurogym as ngym
 import numpy as np
-from neurogym import BatchBuilder, StandardDecision, spaces, validate
+from neurogym import BatchBuilder, StandardDecision, TrialEnv, spaces
 from neurogym.rules import STANDARD_REWARDS
 
 __all__ = ["{{ cookiecutter.task_class }}"]
 
-DEFAULT_COHS = (0.0, 6.4, 12.8, 25.6, 51.2)
 
+class {{ cookiecutter.task_class }}(TrialEnv):
+    """TODO: say in one line what the agent does (as baked: report which of two cues is on).
 
-class {{ cookiecutter.task_class }}(ngym.TrialEnv):
-    """Report which of two noisy stimuli is stronger.
-
-    The example task of the neurogym plugin template: turn it into your own task, or keep it
-    as a model and add yours beside it. Every part a neurogym task has is here: periods with
-    timing specs, named observation and action dims, a ground truth, rewards through a
-    declarative rule and these docstring sections. Its paper, tags and description are written
-    once, in its ``TaskSpec`` in ``_plugin.py``; made envs carry them in ``env.metadata``.
+    A skeleton that already works: it passes ``neurogym.testing.check_task`` and the plugin's
+    tests, so replace it part by part where it says TODO and run ``pytest`` as you go.
+    neurogym's guide docs/writing-a-task.md explains every part, with complete examples (a
+    two-alternative choice on noisy evidence, go/no-go, a reward of one's own). The sections
+    below are what ``neurogym info`` shows: rewrite each for your task.
 
     ## Description
-    A two-alternative forced choice on noisy evidence, as in random-dot motion discrimination
-    (Britten et al. 1992). After a fixation period, two stimulus channels carry noisy signals
-    whose means differ by the trial's coherence; the agent reports the stronger channel once
-    the decision period starts.
+    TODO. As baked: after fixation, one of two cue channels turns on; the agent reports which
+    one in the decision period.
 
     ## Trial structure (periods)
-    ``fixation`` (300 ms) → ``stimulus`` (uniform in 500-1000 ms) → ``delay`` (truncated
-    exponential, mean 200 ms, within 100-400 ms) → ``decision`` (300 ms).
+    ``fixation`` (300 ms) → ``cue`` (500 ms) → ``decision`` (300 ms).
 
     ## Observation space (named dims)
-    ``Box(-inf, inf, (3,), float32)``: ``fixation`` (0) is 1 before the decision period;
-    ``stimulus`` (1, 2) is ``0.5 ± coh / 200`` (+ for the correct channel) plus Gaussian noise
-    of std ``sigma / sqrt(dt)`` during the stimulus period, 0 otherwise.
+    ``fixation`` (0): 1 before the decision period. ``cue`` (1, 2): 1 on the correct channel
+    during the cue, 0 otherwise.
 
     ## Action space
-    ``Discrete(3)``: ``fixation`` (0), ``choice`` (1, 2), one per stimulus channel.
+    ``fixation`` (0), ``choice`` (1, 2).
 
     ## Reward
-    ``abort`` (-0.1) for breaking fixation before the decision period (ends the trial only
-    when ``abort=True``); in the decision period a choice ends the trial with ``correct`` (+1,
-    performance 1) or ``fail`` (0). A trial without a choice times out with no reward.
+    ``abort`` (-0.1) for a choice before the decision period; the first choice in the decision
+    period ends the trial with ``correct`` (+1) or ``fail`` (0).
 
     ## Arguments
     dt: Step size in ms (100).
     rewards: Overrides of the reward dict ``{"abort": -0.1, "correct": 1.0, "fail": 0.0}``.
-    timing: Overrides of the timing dict (any neurogym timing spec form).
-    cohs: Coherences in percent, drawn uniformly per trial (0, 6.4, 12.8, 25.6, 51.2).
-    sigma: Input noise, scaled by ``1 / sqrt(dt)`` (1.0).
-    abort: Whether breaking fixation ends the trial (False).
+    timing: Overrides of the timing dict.
 
-    Trial dict: ``ground_truth`` (the stronger channel, 0 or 1), ``coh``. Both can be forced,
-    e.g. ``env.new_trial(coh=51.2)`` or ``env.new_trials(100, ground_truth=0)``.
+    Trial dict: ``ground_truth`` (0 or 1: the channel that is on), which can be forced:
+    ``env.new_trial(ground_truth=1)``.
 
     ## References
-    Britten, Shadlen, Newsome & Movshon (1992), "The analysis of visual motion: a comparison of
-    neuronal and psychophysical performance", J. Neurosci. 12(12):4745.
+    TODO: the paper the task comes from (its title and link are written in ``_plugin.py``).
 
     ## Version history
     v0: initial version.
     """
 
-    # The task's rewards and periods: `rewards=` and `timing=` override them key by key.
-    # STANDARD_REWARDS is {"abort": -0.1, "correct": +1.0, "fail": 0.0}; write your own dict
-    # if your task pays differently.
-    default_rewards: ClassVar[Mapping[str, float]] = STANDARD_REWARDS
-    default_timing: ClassVar[dict[str, Any]] = {
-        "fixation": 300,
-        "stimulus": ("uniform", (500, 1000)),
-        "delay": ngym.TruncExp(200, 100, 400),
-        "decision": 300,
-    }
-    # Reward and trial end follow the standard fixate-then-respond rule; write `_step` instead
-    # for other logic (`neurogym info` then shows why it is not vectorized).
-    rule = StandardDecision(
-        fixation_periods=("fixation", "stimulus", "delay"), decision_periods=("decision",)
-    )
-    # If a trial ever depends on earlier ones (a block counter, a curriculum), declare
-    # cross_trial_state = True: batches are then consecutive trials of one env.
+    # TODO: your rewards (STANDARD_REWARDS: abort -0.1, correct +1, fail 0) and your periods
+    # with their durations in ms: a number or a distribution such as ("uniform", (500, 1000))
+    # or neurogym.TruncExp(200, 100, 400). `rewards=` and `timing=` override them key by key.
+    default_rewards = STANDARD_REWARDS
+    default_timing = {"fixation": 300, "cue": 500, "decision": 300}
+    # TODO: which periods require fixation and when a choice counts. A reward no rule
+    # describes goes in a `_step` method instead (docs/writing-a-task.md §2).
+    rule = StandardDecision(fixation_periods=("fixation", "cue"), decision_periods=("decision",))
 
     def __init__(
         self,
         dt: float = 100,
-        rewards: Mapping[str, float] | None = None,
-        timing: Mapping[str, Any] | None = None,
-        cohs: Any = None,
-        sigma: float = 1.0,
-        abort: bool = False,
+        rewards: dict[str, float] | None = None,
+        timing: dict[str, Any] | None = None,
     ) -> None:
-        # Passes on dt, rewards and timing: the class declares default_rewards/default_timing.
-        super().__init__()
-        # neurogym.validate checks arguments with messages naming the argument and the value.
-        cohs = DEFAULT_COHS if cohs is None else cohs
-        self.cohs = np.array([validate.number(c, "cohs[]", minimum=0) for c in cohs])
-        self.sigma = validate.number(sigma, "sigma", minimum=0) / np.sqrt(self.dt)
-        self.abort = abort
-        self.choices = np.arange(2)
+        super().__init__()  # passes on dt, and rewards and timing over the defaults above
+        # TODO: your own arguments: add them to the signature and check each with
+        # neurogym.validate, e.g. self.sigma = validate.number(sigma, "sigma", minimum=0).
+        # TODO: your observation and action spaces, each dim named: the names are what
+        # `where=` refers to below.
         self.observation_space = spaces.Box(
-            -np.inf,
-            np.inf,
-            shape=(3,),
-            dtype=np.float32,
-            name={"fixation": 0, "stimulus": [1, 2]},
+            -np.inf, np.inf, shape=(3,), dtype=np.float32, name={"fixation": 0, "cue": [1, 2]}
         )
         self.action_space = spaces.Discrete(3, name={"fixation": 0, "choice": [1, 2]})
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
-        """Generate ``b.n`` trials at once; every array has one row per trial."""
-        ground_truth = b.choice("ground_truth", self.choices)
-        coh = b.choice("coh", self.cohs)
-        b.add_period(["fixation", "stimulus", "delay", "decision"])
-        b.add_input(1, ["fixation", "stimulus", "delay"], where="fixation")
-        # +coh/200 on the correct channel, -coh/200 on the other: shape (n, 2).
-        sign = np.where(self.choices[None, :] == ground_truth[:, None], 1.0, -1.0)
-        b.add_input(0.5 + sign * coh[:, None] / 200, "stimulus", where="stimulus")
-        b.add_noise(0, self.sigma, "stimulus", where="stimulus")
+        """Build ``b.n`` trials at once: every value has one row per trial."""
+        # TODO: your trial variables, each drawn through the builder (b.choice, b.uniform,
+        # b.rng): reset(seed=...) then fixes them, and a forced value (new_trial(name=...)) wins.
+        ground_truth = b.choice("ground_truth", np.arange(2))
+        # TODO: your periods, in order; their durations come from the timing.
+        b.add_period(["fixation", "cue", "decision"])
+        # TODO: your observations (b.add_input, b.set_input, b.add_noise), per period and dim.
+        b.add_input(1, ["fixation", "cue"], where="fixation")
+        b.add_input(1, "cue", where="cue", index=ground_truth)  # one-hot: the correct channel
+        # TODO: your ground truth: the correct action, here choice 1 or 2 in the decision.
         b.set_target(ground_truth, "decision", where="choice")
         return {}
