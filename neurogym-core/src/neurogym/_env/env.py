@@ -124,7 +124,7 @@ class TrialEnv(
     None derives it: fixate-then-respond when the action space names a ``fixation`` action and
     trials have a ground truth, else performance."""
     response_period: str = "decision"
-    """The period of the answer: chance's guessing policy (``evaluate``) fixates until it starts."""
+    """The period of the answer: chance's guessing policy (``evaluate``) fixates until then."""
     guess_responses: tuple[int, ...] | None = None
     """The actions that guess picks from (None: every action but fixation; 0 may be one)."""
     cross_trial_state: bool = False
