@@ -154,6 +154,7 @@ def test_a_task_using_the_global_rng_fails_determinism():
         r"determinism: AssertionError: two envs reset with seed=123 diverge at step \d+",
         str(error),
     )
+    assert "draw every random value through the trial builder (b.choice" in str(error)
 
 
 class WrongShape(GoodUpstream):

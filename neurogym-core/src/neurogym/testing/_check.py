@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium.utils.env_checker import check_env
 
 from neurogym._deprecation import as_task_generator
+from neurogym._env.contract import DRAW_THROUGH_THE_BUILDER
 
 __all__ = ["TaskCheckError", "check_task"]
 
@@ -120,7 +121,8 @@ class _Checker:
         for i, (a, b) in enumerate(zip(run_a, run_b, strict=True)):
             if not _equal(a, b):
                 raise AssertionError(
-                    f"two envs reset with seed=123 diverge at step {i}: {a!r} != {b!r}"
+                    f"two envs reset with seed=123 diverge at step {i}: {a!r} != {b!r}; "
+                    f"{DRAW_THROUGH_THE_BUILDER}"
                 )
 
     def pickling(self) -> None:
