@@ -505,7 +505,7 @@ def test_cross_trial_state_must_be_declared():
     check_task(DeclaredCounting(), steps=50)
 
 
-class GlobalRandom(Good):
+class UnseededDraws(Good):
     """Draws its ground truth from np.random, which reset(seed=...) does not fix."""
 
     def _new_trials(self, b, **kwargs):
@@ -517,7 +517,7 @@ class GlobalRandom(Good):
         return {"ground_truth": gt}
 
 
-class OwnGenerator(GlobalRandom):
+class OwnGenerator(UnseededDraws):
     """Draws from a generator of its own, seeded once when made: later trials differ."""
 
     def __init__(self, dt=100):
@@ -534,11 +534,11 @@ class OwnGenerator(GlobalRandom):
 
 def test_a_task_drawing_from_np_random_is_told_to_draw_through_the_builder():
     # the fix is b.choice / b.rng, not cross_trial_state (which the check used to suggest)
-    names, error = failures_of(GlobalRandom(), steps=50)
+    names, error = failures_of(UnseededDraws(), steps=50)
     assert "supervised_data" in names
     (supervised,) = [f for f in error.failures if f.startswith("supervised_data")]
     assert supervised == (
-        "supervised_data: AssertionError: GlobalRandom's trials differ between two fresh envs "
+        "supervised_data: AssertionError: UnseededDraws's trials differ between two fresh envs "
         "at one generator state, so they are not drawn from the env's generator: "
         f"{BUILDER_HINT}"
     )

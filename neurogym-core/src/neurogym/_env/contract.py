@@ -64,8 +64,9 @@ def check_declaration(factory: Callable[[], gym.Env[Any, Any]], steps: int) -> N
     """
     task: Any = factory().unwrapped
     _check_groundtruth(task)
-    _check_agent_dependent(factory, task, steps)
+    # first where the draws come from: unseeded draws would look like agent-dependent dims
     _check_cross_trial_state(factory, task)
+    _check_agent_dependent(factory, task, steps)
 
 
 def _check_groundtruth(task: Any) -> None:
