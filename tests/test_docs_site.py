@@ -1,9 +1,11 @@
 """The documentation site's generator (docs/_gen) follows the registry, third-party plugins too.
 
-The docs nox session builds the real site and checks one page per registered task
-(docs/_gen/check_site.py); these tests run the generator without mkdocs, with a third-party
-plugin installed, and check the pieces that can silently go wrong: link rewriting, the
-RST left in docstrings, and pages for tasks no fixed list knows about.
+The docs nox session builds the real site and checks one page per registered task and every
+page as a user opens it (docs/_gen/check_site.py); these tests run the generator and the
+checks without mkdocs or a browser, with a third-party plugin installed, and check the pieces
+that can silently go wrong: link rewriting, the RST left in docstrings, pages for tasks no
+fixed list knows about, the home page, the search boost of exact task names, and the checks
+of a built site (links that only work served, loads from other hosts).
 """
 
 from __future__ import annotations
@@ -56,7 +58,15 @@ class LouderTone(PerceptualDecisionMaking):
 def gen(monkeypatch):
     """docs/_gen's modules, imported afresh (docs/_gen is a script folder, not a package)."""
     monkeypatch.syspath_prepend(str(GEN))
-    names = ("rst", "sitelinks", "catalogue", "gen_pages", "check_site")
+    names = (
+        "rst",
+        "sitelinks",
+        "catalogue",
+        "gen_pages",
+        "searchboost",
+        "sitechecks",
+        "check_site",
+    )
     yield {name: importlib.import_module(name) for name in names}
     for name in names:
         sys.modules.pop(name, None)
@@ -121,6 +131,16 @@ def test_a_third_party_task_gets_its_page_figure_family_and_tag_pages(gen, mylab
     assert "- [mylab](mylab/index.md)" in written["tasks/SUMMARY.md"]
     assert "    - [LouderTone](mylab/LouderTone.md)" in written["tasks/SUMMARY.md"]
 
+    # the home page is the users' page, with every installed family; the README is a page too
+    home = written["index.md"]
+    assert home.index("## Install") < home.index("## A 5-minute tour") < home.index("## Task")
+    assert (
+        "| [mylab](tasks/mylab/index.md) | 1 | [LouderTone](tasks/mylab/LouderTone.md) |" in home
+    )
+    assert "<!-- home-catalogue" not in home
+    assert written["checkout.md"].startswith("# neurogym\n")
+    assert "python3 run.py test" in written["checkout.md"]
+
 
 def test_readme_links_are_rewritten_for_the_site_and_unknown_ones_fail(gen):
     sitelinks = gen["sitelinks"]
@@ -159,3 +179,86 @@ def test_rst_in_docstrings_becomes_markdown(gen):
         "`TrialEnv` and `neurogym.make`"
     )
     assert to_markdown("Example::\n\n    code") == "Example:\n\n    code"
+
+
+def test_guides_named_in_docstrings_become_links_on_api_pages(gen):
+    to_markdown, docs = gen["rst"].to_markdown, gen["sitelinks"].DOCS
+    guides = (docs, "../")
+    assert (
+        to_markdown("See docs/training.md.", guides) == "See [Training a network](../training.md)."
+    )
+    assert to_markdown("(``docs/rl.md`` §2)", guides) == "([Reinforcement learning](../rl.md) §2)"
+    assert to_markdown("See docs/training.md.") == "See docs/training.md."  # not an API page
+    kept = [
+        "``python -m x --out docs/learnability.md``",  # inside a longer code span
+        "```\nsee docs/rl.md\n```",  # inside a code block
+        "docs/no-such-guide.md",  # no such page
+        "plugins/x/docs/rl.md",  # another folder's docs/
+    ]
+    for text in kept:
+        assert to_markdown(text, guides) == text
+
+
+def test_exact_task_names_are_boosted_above_the_names_that_extend_them(gen):
+    searchboost = gen["searchboost"]
+    separator = r"[\s\-\.\/_:]+"
+    names = ["PerceptualDecisionMaking", "PerceptualDecisionMakingDelayResponse", "IBL",
+             "perceptualdecisionmaking.ibl20", "IBLBlock", "yang19.go", "GoNogo"]  # fmt: skip
+    boosts = searchboost.boosts({f"{n}.html": n for n in names}, separator)
+    extended = {n for n in names if boosts[f"{n}.html"] > searchboost.TASK}
+    assert extended == {"PerceptualDecisionMaking", "IBL"}  # GoNogo does not extend yang19.go
+    assert min(boosts.values()) == searchboost.TASK > 1
+
+    index = {
+        "config": {"separator": separator},
+        "docs": [
+            {"location": "IBL.html", "title": "IBL", "text": ""},
+            {"location": "IBL.html#spaces", "title": "Spaces", "text": ""},  # a section
+            {"location": "IBLBlock.html", "title": "IBLBlock", "text": ""},
+        ],
+    }
+    assert searchboost.boost_index(index, {"IBL.html": "IBL", "IBLBlock.html": "IBLBlock"}) == 2
+    assert [doc.get("boost") for doc in index["docs"]] == [
+        searchboost.TASK * searchboost.EXTENDED,
+        None,
+        searchboost.TASK,
+    ]
+    with pytest.raises(LookupError, match=r"missing from the search index: \['Gone.html'\]"):
+        searchboost.boost_index(index, {"Gone.html": "Gone"})
+
+
+BUILT_PAGE = """<html><head>
+<link rel="stylesheet" href="{css}"><link rel="stylesheet" href="https://fonts.example/css">
+<script src="https://cdn.example/shim.js"></script></head><body>
+<a class="md-nav__link" href="{up}training/">Training</a> <a href="{up}training.html#x">ok</a>
+<a href="https://doi.org/10.1/paper">a paper</a> <a href="#top">top</a>
+<img src="//images.example/a.png"> <a href="mailto:a@b.org">mail</a>
+<h2>Install</h2><h2>A 5-minute tour &para;</h2><h2>Task catalogue</h2></body></html>
+"""
+
+
+def test_site_checks_refuse_folder_links_and_loads_from_other_hosts(gen, tmp_path):
+    sitechecks = gen["sitechecks"]
+    (tmp_path / "stylesheets").mkdir()
+    (tmp_path / "stylesheets" / "extra.css").write_text("code { white-space: pre-wrap; }")
+    (tmp_path / "training.html").write_text('<link href="stylesheets/extra.css"><h1>T</h1>')
+    (tmp_path / "training").mkdir()  # a folder: served, its index.html; from disk, a listing
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "b.html").write_text(
+        BUILT_PAGE.format(css="../stylesheets/extra.css", up="../")
+    )
+    page = BUILT_PAGE.format(css="stylesheets/extra.css", up="")
+    found = sitechecks.link_problems(tmp_path, "index.html", page)
+    assert len(found) == 4, found
+    assert "'training/' is not a file of the site" in found[2]  # file:// shows a listing
+    assert [f for f in found if "another host" in f] == [
+        "index.html: <link href='https://fonts.example/css'> loads from another host",
+        "index.html: <script src='https://cdn.example/shim.js'> loads from another host",
+        "index.html: <img src='//images.example/a.png'> loads from another host",
+    ]
+    assert sitechecks.home_problems(page) == []
+    assert sitechecks.home_problems("<h2>Quickstart</h2>") != []
+    (tmp_path / "index.html").write_text(page)
+    assert sitechecks.style_problems(tmp_path, dict(sitechecks.pages(tmp_path))) == []
+    (tmp_path / "c.html").write_text("<p>no stylesheet</p>")
+    assert "c.html" in sitechecks.style_problems(tmp_path, dict(sitechecks.pages(tmp_path)))[0]

@@ -1,17 +1,26 @@
 """Look at the built site in a real browser: screenshots, and a search for a task by name.
 
-``python docs/_gen/screenshots.py SITE OUT`` (the ``screenshots`` nox session) serves SITE on
-a local port and drives headless Chromium (``apt-get install chromium``):
+``python docs/_gen/screenshots.py SITE OUT`` (the ``screenshots`` nox session) drives headless
+Chromium (``apt-get install chromium``) over the site, opened from disk and served on a local
+port, and writes a PNG of each view into OUT:
 
-* screenshots of the home page, a family index and a task page into OUT (PNG), each checked
-  not to be blank (the pixels vary, most are not the background) and, from the page's DOM,
-  to be the page asked for (its ``<h1>``), not a 404;
-* material's search, which runs in JavaScript in the browser: a harness page loads the site
-  with ``?q=<task name>`` in a frame, waits (in real time) until the search worker has
-  answered, and reports the result links; the task's page must be among the first TOP
-  pages found. The results are screenshotted too (``search.png``).
+* ``home.png``: the home page opened from disk (file://);
+* ``guide.png``: the guide its navigation links to (``training.html``), followed from the
+  home page's DOM and opened from disk: it must show the guide's heading, not a directory
+  listing ("Index of ...", what a folder link shows from disk);
+* ``task.png``: a task page opened from disk;
+* ``search.png``: material's search opened from disk (``index.html?q=<task name>``, the
+  search index loaded as a script, the worker run in an iframe): the task's own page must
+  be the first result. The same search served over http runs in a harness page that waits
+  (in real time) for the search worker; its first result must be the task's page too;
+* ``code.png``: the README's page (long lines at the top); a probe in a harness page
+  measures every code block of :data:`CODE_PAGES` served at 1280 px: at least one block
+  holds a line too long for its width, and no block is wider than what it shows (its lines
+  wrap; nothing is cut off).
 
-Exit status 0 when every check passes; each check prints one line.
+Each page shot is checked not to be blank (the pixels vary, most are not the background)
+and, from its DOM, to be the page asked for (its ``<h1>``). Exit status 0 when every check
+passes; each check prints one line.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import argparse
 import functools
 import html
 import http.server
+import json
 import os
 import re
 import shutil
@@ -31,57 +41,78 @@ import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import catalogue
 from check_site import url_of
+from sitelinks import DOCS
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 WINDOW = (1280, 1600)
 TASK = "PerceptualDecisionMaking"  # the task searched for and shown, if installed
-TOP = 5  # searching a task's name must list its page among the first TOP pages
+GUIDE = "training.md"  # the guide followed from the home page's navigation
+CODE_PAGES = ("index.md", "checkout.md", GUIDE)  # pages whose code blocks are measured
+#: Polls the page in the frame (same origin) until ``probe(doc)`` returns a report.
 HARNESS = """<!doctype html><html><body style="margin:0">
-<iframe id="site" src="/?q=QUERY" style="width:1280px;height:1000px;border:0"></iframe>
+<iframe id="site" src="SRC" style="width:1280px;height:1000px;border:0"></iframe>
 <pre id="result">pending</pre>
 <script>
+const probe = PROBE;
 (async () => {
   const out = document.getElementById("result");
   for (let i = 0; i < 120; i++) {
     // A pending fetch pauses Chromium's virtual time, so the search worker gets real time.
     await fetch("/__wait?ms=250", {cache: "no-store"});
     const doc = document.getElementById("site").contentDocument;
-    const items = doc ? doc.querySelectorAll(".md-search-result__item a") : [];
-    if (items.length) {
-      out.textContent = [...items].map(a => "RESULT " + a.getAttribute("href")).join("\\n");
-      return;
-    }
+    const report = doc && doc.readyState === "complete" ? probe(doc) : null;
+    if (report) { out.textContent = report; return; }
   }
-  out.textContent = "TIMEOUT: no search results after 30 s";
+  out.textContent = "TIMEOUT: nothing to report after 30 s";
 })();
 </script></body></html>
 """
+#: The search results' links, once the search worker has answered.
+SEARCH_PROBE = """doc => {
+  const items = [...doc.querySelectorAll(".md-search-result__item a")];
+  return items.length ? items.map(a => "RESULT " + a.getAttribute("href")).join("\\n") : null;
+}"""
+#: Per code block: the width it shows, its content's width, and its width without wrapping.
+CODE_PROBE = """doc => {
+  const blocks = [...doc.querySelectorAll(".md-typeset pre > code")];
+  if (!blocks.length) return null;
+  return JSON.stringify(blocks.map(code => {
+    const shown = [code.clientWidth, code.scrollWidth];
+    const saved = code.style.whiteSpace;
+    code.style.whiteSpace = "pre";                     // as if the block did not wrap
+    const unwrapped = code.scrollWidth;
+    code.style.whiteSpace = saved;
+    return {client: shown[0], scroll: shown[1], unwrapped: unwrapped};
+  }));
+}"""
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
-    """The site's files, plus ``/__wait?ms=N`` (answers after N ms) and the search harness."""
+    """The site's files, plus ``/__wait?ms=N`` (answers after N ms) and the harness pages."""
 
-    harness = b""
+    harnesses: ClassVar[dict[str, bytes]] = {}
 
     def do_GET(self) -> None:
-        """Serve a file of the site, the harness or a delayed empty answer."""
+        """Serve a file of the site, a harness page or a delayed empty answer."""
         url = urllib.parse.urlsplit(self.path)
         if url.path == "/__wait":
             milliseconds = float(urllib.parse.parse_qs(url.query).get("ms", ["250"])[0])
             time.sleep(min(milliseconds, 2000) / 1000)
             self.send_response(204)
             self.end_headers()
-        elif url.path == "/__search.html":
+        elif url.path in self.harnesses:
+            page = self.harnesses[url.path]
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(self.harness)))
+            self.send_header("Content-Length", str(len(page)))
             self.end_headers()
-            self.wfile.write(self.harness)
+            self.wfile.write(page)
         else:
             super().do_GET()
 
@@ -89,11 +120,15 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         """Quiet: the checks print what matters."""
 
 
+def harness(src: str, probe: str) -> bytes:
+    """A harness page: ``src`` (a site URL) in a frame, reporting what ``probe`` returns."""
+    return HARNESS.replace("SRC", html.escape(src)).replace("PROBE", probe).encode()
+
+
 @contextmanager
-def serve(site: Path, query: str) -> Iterator[str]:
-    """Serve ``site`` on a free local port while the block runs; yields the base URL."""
-    harness = HARNESS.replace("QUERY", urllib.parse.quote(query)).encode()
-    handler = type("SiteHandler", (Handler,), {"harness": harness})
+def serve(site: Path, harnesses: dict[str, bytes]) -> Iterator[str]:
+    """Serve ``site`` and the harness pages on a free local port; yields the base URL."""
+    handler = type("SiteHandler", (Handler,), {"harnesses": harnesses})
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(handler, directory=str(site))
     )
@@ -142,52 +177,112 @@ def blankness(png: Path) -> tuple[float, float]:
     return float(grey.std()), float(1 - counts.max() / counts.sum())
 
 
-def heading(dom: str) -> str:
-    """The text of the page's first ``<h1>`` (tags and the permalink sign removed)."""
-    match = re.search(r"<h1[^>]*>(.*?)</h1>", dom, re.DOTALL)
+def first(tag: str, dom: str) -> str:
+    """The text of the page's first ``<tag>`` (tags and the permalink sign removed)."""
+    match = re.search(rf"<{tag}[^>]*>(.*?)</{tag}>", dom, re.DOTALL)
     text = re.sub(r"<[^>]+>", "", match.group(1)) if match else ""
     return html.unescape(text).replace("¶", "").strip()
 
 
-def shoot(browser: str, base: str, out: Path, name: str, page: str, title: str) -> list[str]:
-    """Screenshot one page and check it; return the problems (empty when fine)."""
-    url = base + url_of(page).lstrip("/")
-    png = out / f"{name}.png"
+def title_of(page: str) -> str:
+    """The ``# `` title of a page of docs/ (what its ``<h1>`` shows)."""
+    lines = (DOCS / page).read_text(encoding="utf-8").splitlines()
+    return next(line[2:].strip() for line in lines if line.startswith("# "))
+
+
+def shoot(browser: str, url: str, png: Path, title: str, size: str = "") -> tuple[str, list[str]]:
+    """Screenshot ``url`` into ``png`` and check it; return its DOM and the problems."""
     png.unlink(missing_ok=True)
-    size = f"--window-size={WINDOW[0]},{WINDOW[1]}"
+    size = size or f"--window-size={WINDOW[0]},{WINDOW[1]}"
     chromium(browser, size, f"--screenshot={png}", url)
     dom = chromium(browser, "--dump-dom", url)
-    problems = []
+    name = png.stem
     if not png.is_file():
-        return [f"{name}: no screenshot of {url}"]
+        return dom, [f"{name}: no screenshot of {url}"]
+    problems = []
     spread, ink = blankness(png)
     if spread < 0.05 or ink < 0.02:
         problems.append(f"{name}: {png} looks blank (grey std {spread:.3f}, {ink:.1%} ink)")
-    found = heading(dom)
-    if title not in found:
-        problems.append(f"{name}: {url} shows the heading {found!r}, expected {title!r}")
-    print(f"{name:8} {url}: heading {found!r}, grey std {spread:.3f}, {ink:.0%} non-background"
-          f" -> {png}")  # fmt: skip
+    heading, head = first("h1", dom), first("title", dom)
+    if head.startswith("Index of") or title not in heading:
+        problems.append(f"{name}: {url} shows {head!r}, heading {heading!r}; expected {title!r}")
+    print(f"{name:8} {url}: title {head!r}, heading {heading!r}, grey std {spread:.3f}, "
+          f"{ink:.0%} non-background -> {png}")  # fmt: skip
+    return dom, problems
+
+
+def from_disk(browser: str, site: Path, out: Path, task: catalogue.Entry) -> list[str]:
+    """The home page, the guide its navigation links to and a task page, from file://."""
+    home = (site / "index.html").resolve().as_uri()
+    dom, problems = shoot(browser, home, out / "home.png", "neurogym")
+    guide = url_of(GUIDE)
+    hrefs = re.findall(r'<a [^>]*href="([^"]*)"[^>]*class="md-(?:tabs|nav)__link', dom)
+    hrefs += re.findall(r'<a [^>]*class="md-(?:tabs|nav)__link[^"]*"[^>]*href="([^"]*)"', dom)
+    followed = [h for h in hrefs if urllib.parse.urlsplit(h).path.endswith(guide)]
+    if not followed:
+        return [*problems, f"home: no navigation link to {guide} in {home} (links: {hrefs})"]
+    url = urllib.parse.urljoin(home, followed[0])
+    problems += shoot(browser, url, out / "guide.png", title_of(GUIDE))[1]
+    page = (site / url_of(task.page)).resolve().as_uri()
+    return problems + shoot(browser, page, out / "task.png", task.spec.name)[1]
+
+
+def first_result(dom_or_report: str, base: str) -> list[str]:
+    """The pages of the search results, in order (a page's sections are results too)."""
+    links = re.findall(r'md-search-result__item"?><a href="([^"]+)"', dom_or_report)
+    links += re.findall(r"^RESULT (\S+)", dom_or_report, re.MULTILINE)
+    paths = [urllib.parse.urlsplit(urllib.parse.urljoin(base, link)).path for link in links]
+    return list(dict.fromkeys(paths))
+
+
+def search(browser: str, site: Path, base: str, out: Path, task: catalogue.Entry) -> list[str]:
+    """Search the task's name from disk and served; its page must be the first result."""
+    query, problems = task.spec.name, []
+    home = (site / "index.html").resolve().as_uri()
+    wanted = url_of(task.page)
+    disk_url = f"{home}?q={urllib.parse.quote(query)}"
+    dom = chromium(browser, "--dump-dom", disk_url, budget_ms=20000)
+    chromium(browser, "--window-size=1280,1000", f"--screenshot={out / 'search.png'}",
+             disk_url, budget_ms=20000)  # fmt: skip
+    served = chromium(browser, "--dump-dom", base + "__search.html", budget_ms=60000)
+    match = re.search(r'<pre id="result">(.*?)</pre>', served, re.DOTALL)
+    report = html.unescape(match.group(1)) if match else "no report"
+    for where, found in (
+        ("from disk", first_result(dom, home)),
+        ("served", first_result(report, base)),
+    ):
+        print(f"search   {query!r} {where}: {len(found)} pages, first {found[:3]}"
+              f" -> {out / 'search.png'}")  # fmt: skip
+        if not found or not found[0].endswith("/" + wanted):
+            problems.append(f"search {query!r} {where}: first page is not {wanted}: {found[:5]}")
     return problems
 
 
-def search(browser: str, base: str, out: Path, query: str, page: str) -> list[str]:
-    """Search the site for ``query`` in the browser; the page ``page`` must be a result."""
-    dom = chromium(browser, "--dump-dom", base + "__search.html", budget_ms=60000)
-    match = re.search(r'<pre id="result">(.*?)</pre>', dom, re.DOTALL)
-    report = html.unescape(match.group(1)) if match else "no report"
-    results = re.findall(r"^RESULT (\S+)", report, re.MULTILINE)
-    wanted = url_of(page)
-    chromium(browser, "--window-size=1280,1000", f"--screenshot={out / 'search.png'}",
-             base + "__search.html", budget_ms=60000)  # fmt: skip
-    paths = [urllib.parse.urlsplit(urllib.parse.urljoin(base, r)).path for r in results]
-    pages = list(dict.fromkeys(paths))  # a page's sections are results of their own
-    print(f"search   {query!r}: {len(pages)} pages, first {pages[:3]} -> {out / 'search.png'}")
-    if not results:
-        return [f"search {query!r}: no results ({report.strip()[:200]})"]
-    if f"/{wanted}" not in pages[:TOP]:
-        return [f"search {query!r}: {wanted} is not among the first {TOP} pages found: {pages}"]
-    return []
+def code_blocks(browser: str, base: str, out: Path) -> list[str]:
+    """The code blocks of CODE_PAGES: some are longer than they are wide, none cut off."""
+    problems, long_blocks = [], 0
+    for page in CODE_PAGES:
+        dom = chromium(browser, "--dump-dom", f"{base}__code/{url_of(page)}", budget_ms=20000)
+        match = re.search(r'<pre id="result">(.*?)</pre>', dom, re.DOTALL)
+        report = html.unescape(match.group(1)) if match else "no report"
+        if not report.startswith("["):
+            problems.append(f"code: {page}: {report[:200]}")
+            continue
+        blocks = json.loads(report)
+        cut = [b for b in blocks if b["scroll"] > b["client"] + 1]
+        long = [b for b in blocks if b["unwrapped"] > b["client"] + 1]
+        long_blocks += len(long)
+        print(f"code     {page}: {len(blocks)} blocks, {len(long)} with a line longer than the "
+              f"block is wide, {len(cut)} wider than shown (cut off)")  # fmt: skip
+        if cut:
+            problems.append(f"code: {page}: {len(cut)} code blocks are cut off: {cut}")
+    if not long_blocks:
+        problems.append(f"code: no block of {CODE_PAGES} has a line too long to show unwrapped")
+    shot = out / "code.png"
+    chromium(browser, f"--window-size={WINDOW[0]},1000", f"--screenshot={shot}",
+             base + url_of(CODE_PAGES[1]))  # fmt: skip
+    print(f"code     {url_of(CODE_PAGES[1])}, long lines wrapped -> {shot}")
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,14 +297,16 @@ def main(argv: list[str] | None = None) -> int:
     browser = find_browser(args.browser)
     args.out.mkdir(parents=True, exist_ok=True)
     items = catalogue.entries()
-    entry = next((e for e in items if e.spec.name == TASK), items[0])
-    family = catalogue.family_page(entry.spec.plugin)
-    problems = []
-    with serve(args.site, entry.spec.name) as base:
-        problems += shoot(browser, base, args.out, "home", "index.md", "neurogym")
-        problems += shoot(browser, base, args.out, "family", family, entry.spec.plugin)
-        problems += shoot(browser, base, args.out, "task", entry.page, entry.spec.name)
-        problems += search(browser, base, args.out, entry.spec.name, entry.page)
+    task = next((e for e in items if e.spec.name == TASK), items[0])
+    harnesses = {
+        "/__search.html": harness(f"/?q={urllib.parse.quote(task.spec.name)}", SEARCH_PROBE)
+    }
+    for page in CODE_PAGES:
+        harnesses[f"/__code/{url_of(page)}"] = harness("/" + url_of(page), CODE_PROBE)
+    problems = from_disk(browser, args.site, args.out, task)
+    with serve(args.site, harnesses) as base:
+        problems += search(browser, args.site, base, args.out, task)
+        problems += code_blocks(browser, base, args.out)
     for problem in problems:
         print("FAIL", problem)
     return 1 if problems else 0
