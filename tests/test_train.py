@@ -150,7 +150,7 @@ def test_the_valid_loss_covers_fixation_until_the_response_and_skips_untargeted_
 
 def test_a_network_output_that_breaks_fixation_once_costs_loss():
     # hand-built outputs: perfect logits everywhere, except "choice 1" on one fixation step
-    from neurogym_apps.train._trainer import _loss, loss_weights
+    from neurogym_apps.train._steps import _loss, loss_weights
 
     data = neurogym.batch(PDM, 4, seed=1, as_torch=True)
     perfect = torch.nn.functional.one_hot(data.targets.long(), 3).float() * 20.0
@@ -405,7 +405,7 @@ def test_learnability_rows_merge_per_plugin(tmp_path):
         }
     ]
     out.with_suffix(".json").write_text(json.dumps(stored))
-    args = ["--out", str(out), "--seconds", "0.2", "--eval-trials", "20", "--plugin", "core"]
+    args = ["--out", str(out), "--steps", "5", "--eval-trials", "20", "--plugin", "core"]
     assert learnability.main(args) == 0
     rows = {row["task"]: row for row in json.loads(out.with_suffix(".json").read_text())}
     assert rows["Null"]["status"] == "RL-only (no ground truth)"
@@ -470,17 +470,17 @@ def test_the_learnability_check_stops_training_once_the_bar_is_cleared(monkeypat
         return SimpleNamespace(accuracy=next(scores), chance_level=0.2)
 
     monkeypatch.setattr(learnability, "evaluate", fake_evaluate)
-    check = learnability._StopWhenLearned(ceiling=0.9, every=30.0)
-    model = SimpleNamespace(history={"seconds": []})
+    check = learnability._StopWhenLearned(ceiling=0.9, every=1000)
+    model = SimpleNamespace(history={"step": []})
     stops = []
-    for seconds in (10.0, 31.0, 45.0, 62.0, 95.0):
-        model.history["seconds"].append(seconds)
-        stops.append(check(model, len(stops) + 1))
-    # checks at 31 s (0.5), 62 s (0.85) and 95 s (0.95: stop); none in between
-    assert stops == [False, False, False, False, True]
+    for step in range(1, 3001):
+        model.history["step"].append(step)
+        stops.append(check(model, step))
+    # checks at steps 1000 (0.5), 2000 (0.85) and 3000 (0.95: stop); none in between
+    assert [step for step, stop in enumerate(stops, 1) if stop] == [3000]
     n = learnability.CHECK_TRIALS
     assert calls == [(n, 2, True), (n, 2, False), (n, 2, False)]
-    assert check.learned_at == 95.0
+    assert check.learned_at == 3000
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ __all__ = [
     "Evaluation",
     "Guess",
     "baseline_policies",
+    "chance_scores",
     "evaluate",
     "run_closed_loop",
     "strict_criterion",
@@ -459,13 +460,35 @@ def evaluate(
         reset_state=reset_state,
         fixation_action=fixation,
     )
-    baselines = {}
-    if chance:
-        baselines = {
-            name: run_closed_loop(make, policy, trials, seed=seed, fixation_action=fixation)
-            for name, policy in baseline_policies(make()).items()
-        }
+    baselines = _baseline_runs(make, trials, seed, fixation) if chance else {}
     return Evaluation.of(run, criterion, baselines)
+
+
+def _baseline_runs(
+    make: Callable[[], gym.Env[Any, Any]], trials: int, seed: int, fixation: int | None
+) -> dict[str, ClosedLoop]:
+    return {
+        name: run_closed_loop(make, policy, trials, seed=seed, fixation_action=fixation)
+        for name, policy in baseline_policies(make()).items()
+    }
+
+
+def chance_scores(
+    task: str, trials: int = 500, *, seed: int = 1, env_kwargs: dict[str, Any] | None = None
+) -> dict[str, float]:
+    """The strict accuracy of each chance baseline on ``task``, as :func:`evaluate` measures it.
+
+    Returns:
+        ``{"random": ..., "fixation": ..., "guess": ...}`` (``guess`` where :class:`Guess`
+        applies); the chance level is the largest.
+    """
+
+    def make() -> gym.Env[Any, Any]:
+        return neurogym.make(task, **(env_kwargs or {}))
+
+    _, fixation = strict_criterion(make())
+    runs = _baseline_runs(make, validate.positive_int(trials, "trials"), seed, fixation)
+    return {name: float(run.strict.mean()) for name, run in runs.items()}
 
 
 def _act_of(model: Any) -> BatchPolicy:

@@ -2,10 +2,10 @@
 
 ``python -m neurogym_apps.train.learnability --out docs/learnability.md`` (the ``learn`` nox
 session) trains a GRU on every task of every installed plugin, evaluates it closed loop, and
-writes a Markdown table: closed-loop performance against chance (the better of a random and a
-fixation-only policy) and against a scripted agent that plays the ground truth, where the task
-has one. Tasks without a ground truth are listed as RL-only; tasks that fail are listed with
-the error.
+writes a Markdown table: closed-loop performance against chance (the best of a random policy, a
+fixation-only policy and a guess: fixate, then one answer drawn uniformly) and against a
+scripted agent that plays the ground truth, where the task has one. Tasks without a ground
+truth are listed as RL-only; tasks that fail are listed with the error.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from neurogym_apps import _json
 from neurogym_apps._active import active_task
 from neurogym_apps._cli import add_ray_argument, add_threads_argument
 from neurogym_apps.train._ceilings import observed_ceiling, scripted_score
-from neurogym_apps.train._evaluate import evaluate
+from neurogym_apps.train._evaluate import chance_scores, evaluate
 from neurogym_apps.train._progress import torch_threads
 from neurogym_apps.train._rl_rows import RL_RECIPES, rl_row
 from neurogym_apps.train._trainer import TrainConfig, train
@@ -61,7 +61,7 @@ TASK_KWARGS: dict[str, dict[str, Any]] = {
 }
 
 #: Per-task changes of the default recipe (TrainConfig fields, and ``budget``: a factor on the
-#: seconds per task), and why: the one place a task's recipe differs; shown in the table.
+#: training steps per task), and why: the one place a task's recipe differs; shown in the table.
 RECIPES: dict[str, dict[str, Any]] = {
     # DelayMatchCategory needs none at the 5-minute budget: its 128 units (2026-11-25) were a
     # workaround for inputs that could not tell its categories apart (fixed in the task).
@@ -108,11 +108,11 @@ NOTES: dict[str, str] = {
 }
 
 
-def recipe(name: str, seconds: float) -> TrainConfig:
-    """The training config of task ``name`` with a default budget of ``seconds``."""
+def recipe(name: str, steps: int) -> TrainConfig:
+    """The training config of task ``name`` with a default budget of ``steps``."""
     fields = dict(RECIPES.get(name, {}))
-    budget = seconds * float(fields.pop("budget", 1.0))
-    return TrainConfig(seconds=budget, seed=0, **fields)
+    budget = max(1, round(steps * float(fields.pop("budget", 1.0))))
+    return TrainConfig(steps=budget, seed=0, **fields)
 
 
 def oracle_performance(
@@ -169,18 +169,18 @@ def _is_learned(accuracy: float, chance: float, ceiling: float) -> bool:
 class _StopWhenLearned:
     """A ``train`` callback that ends training once the network clears the bar.
 
-    Every ``every`` training seconds it runs a strict check evaluation and records when the
-    bar was cleared.
+    Every ``every`` training steps it runs a strict check evaluation and records the step at
+    which the bar was cleared.
     """
 
-    def __init__(self, ceiling: float, every: float) -> None:
+    def __init__(self, ceiling: float, every: int) -> None:
         self.ceiling, self.every = ceiling, every
         self.next_check = every
         self.chance: float | None = None
-        self.learned_at: float | None = None
+        self.learned_at: int | None = None
 
     def __call__(self, model: Any, step: int) -> bool:
-        trained = model.history["seconds"][-1]
+        trained = len(model.history["step"])
         if trained < self.next_check:
             return False
         self.next_check = trained + self.every
@@ -198,7 +198,7 @@ class _StopWhenLearned:
 
 def _rl_row(row: dict[str, Any], name: str, eval_trials: int, rl: bool) -> dict[str, Any]:
     recipe = RL_RECIPES[name]
-    row = {**row, "env_kwargs": dict(recipe.env_kwargs), "seconds": None}
+    row = {**row, "env_kwargs": dict(recipe.env_kwargs), "budget_steps": None}
     if not rl:
         return {**row, "status": "RL-only (not trained: run with --rl)"}
     _starting(name, f"RL, {recipe.algorithm}, {recipe.steps:,} env steps")
@@ -216,27 +216,27 @@ def _starting(name: str, what: str) -> None:
 
 def _row(
     spec: Any,
-    seconds: float,
+    steps: int,
     eval_trials: int,
-    check_every: float = 0.0,
+    check_every: int = 0,
     rl: bool = False,
     threads: int = 1,
 ) -> dict[str, Any]:
     """The table row of task ``spec``, on ``threads`` torch threads (restored afterwards)."""
     with torch_threads(threads):
-        return _scored_row(spec, seconds, eval_trials, check_every, rl)
+        return _scored_row(spec, steps, eval_trials, check_every, rl)
 
 
 def _scored_row(
-    spec: Any, seconds: float, eval_trials: int, check_every: float, rl: bool
+    spec: Any, steps: int, eval_trials: int, check_every: int, rl: bool
 ) -> dict[str, Any]:
     kwargs = TASK_KWARGS.get(spec.name, {})
-    config = recipe(spec.name, seconds)
+    config = recipe(spec.name, steps)
     row: dict[str, Any] = {
         "task": spec.name,
         "plugin": spec.plugin,
         "env_kwargs": kwargs,
-        "seconds": config.seconds,
+        "budget_steps": config.steps,
         "recipe": RECIPES.get(spec.name, {}),
         "date": datetime.date.today().isoformat(),
     }
@@ -255,7 +255,7 @@ def _scored_row(
         ideal = ideal_ceiling(spec.id, env_kwargs=kwargs)
         ceiling = oracle if ideal is None else min(oracle, ideal)
         stop = _StopWhenLearned(ceiling, check_every) if check_every > 0 else None
-        _starting(spec.name, f"supervised, at most {config.seconds:.0f} s")
+        _starting(spec.name, f"supervised, at most {config.steps:,} steps")
         # threads=None: the row's torch_threads holds for training and evaluation alike
         model = train(
             spec.id, config, env_kwargs=kwargs, progress=False, callback=stop, threads=None
@@ -278,18 +278,22 @@ def _scored_row(
     return {**row, "status": _status(result.accuracy, chance, ceiling)}
 
 
-def rescore(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows with ceilings and statuses recomputed from the installed tasks' observers.
+def rescore(rows: list[dict[str, Any]], eval_trials: int = 500) -> list[dict[str, Any]]:
+    """The rows with chance, ceilings and statuses recomputed from the installed tasks.
 
-    No training: for after an ideal observer is added or corrected.
+    No training: for after a chance baseline or an ideal observer is added or corrected.
+    Chance is measured as the evaluation measures it (``eval_trials`` trials, seed 1).
     """
     out = []
     for row in rows:
-        if "accuracy" in row and "rl" not in row:  # RL rows: rl_row's ceilings
-            ideal = ideal_ceiling(row["task"], env_kwargs=row.get("env_kwargs") or None)
+        # RL rows keep rl_row's numbers; an unmeasured accuracy (null) has no status to redo
+        if row.get("accuracy") is not None and "rl" not in row:
+            kwargs = row.get("env_kwargs") or None
+            ideal = ideal_ceiling(row["task"], env_kwargs=kwargs)
             ceiling = row["oracle"] if ideal is None else min(row["oracle"], ideal)
-            status = _status(row["accuracy"], row["chance"], ceiling)
-            row = {**row, "ideal": ideal, "ceiling": ceiling, "status": status}
+            chance = max(chance_scores(row["task"], eval_trials, env_kwargs=kwargs).values())
+            status = _status(row["accuracy"], chance, ceiling)
+            row = {**row, "chance": chance, "ideal": ideal, "ceiling": ceiling, "status": status}
         out.append(row)
     return out
 
@@ -348,8 +352,10 @@ def _header(runs: str) -> list[str]:
         "(`neurogym_apps.train.evaluate`:",
         "fixation held on every step before the response, then the correct response; tasks",
         "scored by their own criterion use the env's performance); *env perf.* is the env's own",
-        '`info["performance"]`. *chance* is the better of a random and a fixation-only policy',
-        "measured the same way; *oracle* is a scripted agent that plays the ground truth;",
+        '`info["performance"]`. *chance* is the best of a random policy, a fixation-only policy',
+        "and a guess (fixate until the answer is due, then one answer drawn uniformly among the",
+        "task's answers: how an animal guesses; `neurogym_apps.train.Guess`), measured the same",
+        "way; *oracle* is a scripted agent that plays the ground truth;",
         "*ideal* is the task's ideal observer where its inputs leave answers undetermined",
         "(noise, zero coherence, a hidden context or rule, ties: `TrialEnv.ideal_observer`, whose",
         "docstring in each task says what the observer knows; 20,000 trials); *ceiling* is the",
@@ -358,16 +364,17 @@ def _header(runs: str) -> list[str]:
         "",
         "- Command: `python3 run.py nox -s learn` (all installed plugins), or per family "
         "`... -- --plugin NAME` or per task `... -- --task NAME`, which keep the other rows "
-        "(each row has its date); `... -- --rescore` recomputes ceilings and statuses without "
-        f"training. The rows come from: {runs}.",
+        "(each row has its date); `... -- --rescore` recomputes chance, ceilings and statuses "
+        f"without training. The rows come from: {runs}.",
         "- Supervised recipe: GRU, 64 units, Adam lr 0.003, batches of 32 trials "
-        "(`neurogym.batch`), at most *budget* seconds of training per task on one torch "
+        "(`neurogym.batch`), at most *budget* training steps per task on one torch "
         "thread (two tasks at a time on 2 cores), seed 0 (weights and trials), loss over every "
-        "step up to the response. Every 30 training seconds a check evaluation "
+        "step up to the response. Every 1,000 training steps a check evaluation "
         f"({CHECK_TRIALS} trials, seed 2) ends training once it clears the bar by one standard "
-        "error; *trained* is "
-        "the training time used. Evaluation: 500 other trials, seed 1, the network's state "
-        "restarting at every trial. Task arguments other than the defaults are shown next to "
+        "error; *steps* are the training steps used and *trained* their wall time (a row "
+        "whose budget is in seconds was trained under the earlier time budget). Evaluation: "
+        "500 other trials, seed 1, the network's state restarting at every trial. Task "
+        "arguments other than the defaults are shown next to "
         "the task (`TASK_KWARGS`), per-task recipe changes in brackets (`RECIPES`); "
         "`neurogym_apps/train/learnability.py` says why for each.",
         "- RL recipe (tasks without a ground truth, or behind a step-level wrapper): "
@@ -391,7 +398,7 @@ def _table_row(row: dict[str, Any]) -> str:
     task = f"{row['task']} ({args})" if args else row["task"]
     changes = ", ".join(f"{k}={v!r}" for k, v in row.get("recipe", {}).items())
     task = f"{task} [{changes}]" if changes else task
-    budget = row.get("rl") or _seconds(row.get("seconds"))
+    budget = row.get("rl") or _budget(row)
     return (
         f"| {task} | {row['plugin']} | {_num(row, 'accuracy')} | {_num(row, 'performance')} "
         f"| {_num(row, 'chance')} | {_num(row, 'oracle')} | {_num(row, 'ideal')} "
@@ -420,6 +427,13 @@ def _summary(rows: list[dict[str, Any]]) -> list[str]:
 def _markdown(rows: list[dict[str, Any]]) -> str:
     lines = _header(_runs(rows)) + [_table_row(row) for row in rows] + _summary(rows)
     return "\n".join(lines) + "\n"
+
+
+def _budget(row: dict[str, Any]) -> str:
+    """A row's training budget: steps, or seconds for rows trained under a time budget."""
+    if row.get("budget_steps") is not None:
+        return f"{row['budget_steps']:,} steps"
+    return _seconds(row.get("seconds"))
 
 
 def _seconds(value: float | None) -> str:
@@ -464,13 +478,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m neurogym_apps.train.learnability")
     parser.add_argument("--out", type=Path, default=Path("docs/learnability.md"))
     parser.add_argument(
-        "--seconds", type=float, default=300.0, help="training budget per task (300)"
+        "--steps", type=int, default=20_000, help="training steps per task (20000)"
     )
     parser.add_argument(
         "--check-every",
-        type=float,
-        default=30.0,
-        help="training seconds between check evaluations that stop a learned task (30; 0: none)",
+        type=int,
+        default=1000,
+        help="training steps between check evaluations that stop a learned task (1000; 0: none)",
     )
     parser.add_argument(
         "--jobs", type=int, default=1, help="tasks trained at once, one process each (1)"
@@ -501,7 +515,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _refuse_unknown_names(parser, args)
     store = args.out.with_suffix(".json")
     if args.rescore:
-        rows = rescore(json.loads(store.read_text(encoding="utf-8")))
+        rows = rescore(json.loads(store.read_text(encoding="utf-8")), args.eval_trials)
         _json.write(store, rows, indent=1)
         args.out.write_text(_markdown(rows), encoding="utf-8")
         return 0
@@ -513,8 +527,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.perf_counter()
     threads = args.threads if args.ray is None and args.jobs == 1 else 1  # one CPU per process
     calls = [
-        (spec, args.seconds, args.eval_trials, args.check_every, args.rl, threads)
-        for spec in specs
+        (spec, args.steps, args.eval_trials, args.check_every, args.rl, threads) for spec in specs
     ]
     if args.ray is None and args.jobs > 1:
         rows = _in_processes(calls, args.jobs)
