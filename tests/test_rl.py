@@ -252,7 +252,7 @@ def test_evaluate_finds_the_task_of_a_model_trained_on_the_adapter():
     model.learn(16)
     result = evaluate(model, 10, seed=3)  # task and wrappers come from the model's env
     assert result.trials == 10
-    assert set(result.chance) == {"random", "fixation"}
+    assert set(result.chance) == {"random", "fixation", "guess"}  # the baselines of PDM
     again = evaluate(model, 10, seed=3)
     np.testing.assert_array_equal(result.per_trial, again.per_trial)
     with pytest.raises(ValueError, match=re.escape("pass task='...'")):
