@@ -136,3 +136,16 @@ def test_a_saved_model_is_strict_json_and_reloads_its_nans(tmp_path):
     assert record["history"]["accuracy"] == [None, None]
     again = TrainedModel.load(tmp_path)
     assert math.isnan(again.history["accuracy"][0])
+
+
+def test_learnability_says_which_task_it_trains_and_writes_strict_json(tmp_path, capsys):
+    from neurogym_apps.train import learnability
+
+    out = tmp_path / "learn.md"
+    args = ["--out", str(out), "--task", "ReadySetGo", "--steps", "5", "--check-every", "0"]
+    assert learnability.main([*args, "--eval-trials", "10"]) == 0
+    err = capsys.readouterr().err
+    assert "ReadySetGo: training (supervised, at most 5 steps)" in err
+    assert "ReadySetGo: not learned within the budget (strict accuracy " in err
+    (row,) = strict_json(out.with_suffix(".json").read_text())
+    assert row["fixation_breaks"] is None  # ReadySetGo has no fixation to break: NaN, as null
