@@ -414,9 +414,10 @@ def train(
             (``train("PerceptualDecisionMaking", steps=500, hidden_size=32)``).
         env_kwargs: Keyword arguments of the task.
         progress: Report progress on stderr: a bar on a terminal or in a notebook, plain
-            lines otherwise (one per tenth of the budget, at least one every 30 s, and one at
-            the end), with the step, ``loss``, ``step_acc`` and ``resp_acc`` (means over the
-            last 25 steps; see :attr:`TrainedModel.history`) and the elapsed time.
+            lines otherwise (one per tenth of the budget but at least 5 s apart, at least one
+            every 30 s, and one at the end), with the step, ``loss``, ``step_acc`` and
+            ``resp_acc`` (means over the last 25 steps; see :attr:`TrainedModel.history`;
+            none is the strict score of :func:`evaluate`) and the elapsed time.
         callback: ``callback(model, step)`` after every training step (e.g. to evaluate
             every few minutes); the time it takes is not counted in a ``seconds`` budget nor
             in ``history["seconds"]``. Training stops early when it returns True.
