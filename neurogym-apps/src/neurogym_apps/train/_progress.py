@@ -112,16 +112,16 @@ class Progress:
             return tqdm(
                 total=self.total, desc=self.label, bar_format=form, leave=False, file=self.stream
             )
-        return tqdm(
-            total=self.total, desc=self.label, unit=self.unit, leave=False, file=self.stream
-        )
+        total = round(self.total)  # a count
+        return tqdm(total=total, desc=self.label, unit=self.unit, leave=False, file=self.stream)
 
     def update(self, done: float, **metrics: float) -> None:
         """Record that ``done`` (of ``total``) is done, with the current ``metrics``."""
         done = min(float(done), self.total)
         self._metrics = metrics
         if self._bar is not None:
-            self._bar.update(done - self._done)
+            step = done - self._done
+            self._bar.update(step if self.unit == "s" else round(step))
             self._bar.set_postfix({k: _value(v) for k, v in metrics.items()}, refresh=False)
             self._done = done
             return
