@@ -9,7 +9,7 @@ __all__ = ["neurogym_commands"]
 
 @hookimpl
 def neurogym_commands() -> list[CommandSpec]:
-    """``neurogym train``, ``neurogym plot`` and ``neurogym sweep``."""
+    """``neurogym train``, ``neurogym plot``, ``neurogym sweep`` and ``neurogym analyze``."""
     return [
         CommandSpec(
             "train",
@@ -25,5 +25,10 @@ def neurogym_commands() -> list[CommandSpec]:
             "sweep",
             "neurogym_apps._cli:configure_sweep",
             summary='train TASK... x --seeds, here or on Ray (needs "neurogym[train]", [ray])',
+        ),
+        CommandSpec(
+            "analyze",
+            "neurogym_apps.analysis._cli:configure_analyze",
+            summary='task variance, fixed points, PCA of a run (needs "neurogym[analysis]")',
         ),
     ]
