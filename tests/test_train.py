@@ -516,7 +516,7 @@ def test_the_ground_truth_agent_scores_the_ceiling_of_every_task(task_id):
 def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     from neurogym_apps.train import yang19
 
-    args = ["--minutes", "0.02", "--every", "0.01", "--eval-trials", "8", "--hidden", "16"]
+    args = ["--steps", "6", "--every", "3", "--eval-trials", "8", "--hidden", "16"]
     small = ["--final-trials", "16", "--ceiling-trials", "2000"]
     status = yang19.main([*args, *small, "--threads", "1", "--docs", str(tmp_path)])
     assert status == 1  # a second of training reaches 0.90 on no task

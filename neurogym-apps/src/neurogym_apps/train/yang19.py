@@ -1,12 +1,13 @@
 """Yang et al. (2019) on a laptop: one network trained on all 20 tasks, scored per task.
 
-``python -m neurogym_apps.train.yang19`` (the ``yang19`` nox session) trains one recurrent network
-on ``neurogym/yang19.all-v0`` (every trial one of the 20 tasks, drawn uniformly, with the
-one-hot rule input), evaluates it closed loop on each task every few minutes with the strict
-criterion of :func:`neurogym_apps.train.evaluate` (fixation held until the response, then the
-correct response), and writes ``docs/yang19.md`` (the per-task table: final strict accuracy,
-fixation breaks, minutes and trials to 0.90), ``docs/yang19.json`` (the learning curves) and
-``docs/figures/yang19_learning.png`` (accuracy against trials and against minutes, per task).
+``python -m neurogym_apps.train.yang19`` (the ``yang19`` nox session) trains one recurrent
+network on ``neurogym/yang19.all-v0`` (every trial one of the 20 tasks, drawn uniformly, with
+the one-hot rule input) for a budget of training steps, evaluates it closed loop on each task
+every few thousand steps with the strict criterion of :func:`neurogym_apps.train.evaluate`
+(fixation held until the response, then the correct response), and writes ``docs/yang19.md``
+(the per-task table: final strict accuracy, fixation breaks, minutes and trials to 0.90),
+``docs/yang19.json`` (the learning curves) and ``docs/figures/yang19_learning.png`` (accuracy
+against trials and against minutes, per task).
 
 Paper: Yang, Joglekar, Song, Newsome & Wang (2019), "Task representations in neural networks
 trained to perform many cognitive tasks", Nat. Neurosci. 22:297-306 (networks trained for up
@@ -29,6 +30,7 @@ import numpy as np
 import torch
 
 import neurogym
+from neurogym.commands import positive_int
 from neurogym_apps import _json
 from neurogym_apps._cli import add_threads_argument
 from neurogym_apps.train._evaluate import evaluate
@@ -85,19 +87,19 @@ def evaluate_per_task(model: TrainedModel, trials: int, seed: int = 1) -> dict[s
 
 
 class _Curves:
-    """Evaluates every ``every`` training seconds; stops nothing (the budget does)."""
+    """Evaluates every ``every`` training steps; stops nothing (the budget does)."""
 
-    def __init__(self, every: float, trials: int, batch_size: int) -> None:
+    def __init__(self, every: int, trials: int, batch_size: int) -> None:
         self.every, self.trials, self.batch_size = every, trials, batch_size
         self.points: list[dict[str, Any]] = []
-        self.next = 0.0
+        self.next = 0
 
     def __call__(self, model: TrainedModel, step: int) -> None:
-        seconds = model.history["seconds"][-1] if model.history["seconds"] else 0.0
-        if seconds < self.next:
+        if step < self.next:
             return
+        seconds = model.history["seconds"][-1] if model.history["seconds"] else 0.0
         self.add(model, step, seconds)
-        self.next = seconds + self.every
+        self.next = step + self.every
 
     def add(self, model: TrainedModel, step: int, seconds: float) -> None:
         model.network.eval()
@@ -169,8 +171,7 @@ def _markdown(
         "",
         f"- Command: `{meta['command']}` (`python3 run.py nox -s yang19`).",
         f"- Recipe: {meta['recipe']}.",
-        f"- Budget: {meta['minutes']:.0f} minutes of training ({last['trials']:,} trials, "
-        f"{last['step']:,} steps); learning curves: every {meta['every']:.0f} min, "
+        f"- Budget: {_budget(meta, last)}; learning curves: every {_every(meta)}, "
         f"{meta['eval_trials']} trials per task (seed 1); the final scores: "
         f"{meta['final_trials']} trials per task (seed {meta.get('final_seed', 2)}). Evaluation "
         "is not counted in the "
@@ -205,6 +206,20 @@ def _markdown(
     return "\n".join(lines)
 
 
+def _budget(meta: dict[str, Any], last: dict[str, Any]) -> str:
+    """The budget line: training steps (a run before step budgets: minutes)."""
+    done = f"{last['trials']:,} trials, {last['step']:,} steps"
+    if "steps" in meta:
+        return f"{meta['steps']:,} training steps ({done}; {last['minutes']:.0f} minutes here)"
+    return f"{meta['minutes']:.0f} minutes of training ({done})"
+
+
+def _every(meta: dict[str, Any]) -> str:
+    return (
+        f"{meta['every_steps']:,} steps" if "every_steps" in meta else f"{meta['every']:.0f} min"
+    )
+
+
 def _write(docs: Path, record: dict[str, Any]) -> str:
     """Writes yang19.json, the figure and yang19.md from ``record``; returns the page."""
     docs.mkdir(parents=True, exist_ok=True)
@@ -222,8 +237,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m neurogym_apps.train.yang19", description=__doc__
     )
-    parser.add_argument("--minutes", type=float, default=60.0, help="training budget (60)")
-    parser.add_argument("--every", type=float, default=5.0, help="minutes between evaluations")
+    parser.add_argument(
+        "--steps", type=positive_int, default=40_000, help="training steps (40000)"
+    )
+    parser.add_argument(
+        "--every", type=positive_int, default=3000, help="training steps between evaluations"
+    )
     parser.add_argument(
         "--eval-trials", type=int, default=200, help="trials per task, learning curves (200)"
     )
@@ -253,11 +272,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         hidden_size=args.hidden,
         lr=args.lr,
         batch_size=args.batch_size,
-        seconds=args.minutes * 60,
+        steps=args.steps,
         seed=args.seed,
         threads=None,  # the torch_threads below holds for the evaluations too
     )
-    curves = _Curves(args.every * 60, args.eval_trials, args.batch_size)
+    curves = _Curves(args.every, args.eval_trials, args.batch_size)
     with torch_threads(args.threads):
         model = train(TASK_SET, config, callback=curves)
         steps = len(model.history["step"])
@@ -271,8 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"trials, loss over every step up to the response (`TrainConfig.loss='valid'`), "
             f"gradient clip 1.0, seed {args.seed}, {args.threads} torch thread(s)"
         ),
-        "minutes": args.minutes,
-        "every": args.every,
+        "steps": args.steps,
+        "every_steps": args.every,
+        "minutes": model.history["seconds"][-1] / 60,
         "eval_trials": args.eval_trials,
         "final_trials": args.final_trials,
         "machine": f"{platform.platform()}, {os.cpu_count()} CPU cores, Python "
