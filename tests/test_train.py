@@ -67,8 +67,9 @@ def test_training_learns_and_closed_loop_beats_chance(trained):
     assert loss[-30:].mean() < 0.6 * loss[:10].mean()
     result = evaluate(trained, 300, seed=1)
     assert result.criterion == "fixate-then-respond"
-    # strict: neither baseline holds fixation and then answers
-    assert result.chance == {"random": 0.0, "fixation": 0.0}
+    # strict: random actions and never answering score 0; a guess after fixating scores 1/2
+    assert result.chance["random"] == result.chance["fixation"] == 0.0
+    assert result.chance_level == result.chance["guess"] == pytest.approx(0.5, abs=0.1)
     # the env's own score: one decision step (dt=100), a random action among 3 is right a
     # third of the time, but it breaks fixation on the way
     assert result.chance_performance["random"] == pytest.approx(1 / 3, abs=0.08)
@@ -284,7 +285,7 @@ def test_cli_trains_evaluates_and_writes_the_run(tmp_path, capsys):
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["steps"] == 5
     assert metrics["evaluation"]["trials"] == 20
-    assert set(metrics["evaluation"]["chance"]) == {"random", "fixation"}
+    assert set(metrics["evaluation"]["chance"]) == {"random", "fixation", "guess"}
 
 
 def test_cli_errors(tmp_path, capsys):
@@ -545,10 +546,11 @@ def test_ideal_ceilings_and_rescoring_the_stored_rows():
     assert pdm == pytest.approx((0.5 + 0.978 + 3) / 5, abs=0.01)
     assert learnability.ideal_ceiling("DelayMatchSample", trials=100) is None
     stored = {"task": "PerceptualDecisionMaking", "plugin": "perceptual", "env_kwargs": {}}
-    row = {**stored, "accuracy": 0.85, "chance": 0.0, "oracle": 1.0, "ceiling": 1.0}
-    (rescored,) = learnability.rescore([{**row, "status": "not learned within the budget"}])
+    row = {**stored, "accuracy": 0.87, "chance": 0.0, "oracle": 1.0, "ceiling": 1.0}
+    (rescored,) = learnability.rescore([{**row, "status": "not learned within the budget"}], 200)
     assert rescored["ceiling"] == rescored["ideal"] == pytest.approx(pdm, abs=0.01)
-    assert rescored["status"] == "learned"  # 0.85 >= 0.9 * 0.9
+    assert rescored["chance"] == pytest.approx(0.5, abs=0.1)  # the guess, measured again
+    assert rescored["status"] == "learned"  # 0.87 >= 0.5 + 0.9 * (0.9 - 0.5)
     untrained = {**stored, "status": "RL-only (no ground truth)"}
     assert learnability.rescore([untrained]) == [untrained]
 
