@@ -273,6 +273,7 @@ def test_cli_trains_evaluates_and_writes_the_run(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "PerceptualDecisionMaking" in printed
     assert "chance (random)" in printed
+    assert "chance (guess)" in printed
     assert "fixation breaks" in printed
     assert {p.name for p in out.iterdir()} >= {
         "model.pt",

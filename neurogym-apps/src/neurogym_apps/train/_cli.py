@@ -29,10 +29,14 @@ def _config(args: argparse.Namespace) -> TrainConfig:
 
 
 def format_table(rows: list[tuple[str, Evaluation, int, float]]) -> str:
-    """A plain-text table: task, strict accuracy, fixation breaks, env performance, chance."""
+    """A plain-text table: task, strict accuracy, fixation breaks, env performance, chance.
+
+    Chance is each baseline's strict accuracy: random actions, always fixating, and a guess
+    (fixate, then one answer drawn uniformly; "-" where it does not apply).
+    """
     header = (
-        "task", "accuracy", "fixation breaks", "env perf.", "chance (random)",
-        "chance (fixation)", "steps", "seconds",
+        "task", "accuracy", "fixation breaks", "env perf.", "chance (guess)",
+        "chance (random)", "chance (fixation)", "steps", "seconds",
     )  # fmt: skip
 
     def num(value: float) -> str:
@@ -44,6 +48,7 @@ def format_table(rows: list[tuple[str, Evaluation, int, float]]) -> str:
             num(ev.accuracy),
             num(ev.fixation_breaks),
             num(ev.performance),
+            num(ev.chance.get("guess", float("nan"))),
             num(ev.chance.get("random", float("nan"))),
             num(ev.chance.get("fixation", float("nan"))),
             str(steps),
