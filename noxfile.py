@@ -264,7 +264,8 @@ def screenshots(session: nox.Session) -> None:
 
     Opens the home page from disk (file://), follows its navigation to a guide and opens a
     task page (each checked not blank, showing the page asked for, not a directory listing);
-    searches a task's exact name from disk and served (its page must be the first result);
+    searches a task's exact name from disk and served, and every task's name served (its
+    page must be the first result);
     measures the code blocks at 1280 px (long lines wrap, none cut off)
     (docs/_gen/screenshots.py). The PNGs go to .nox/screenshots/tmp/screenshots/. Not part
     of the test command: it needs a browser.

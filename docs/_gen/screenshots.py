@@ -12,7 +12,8 @@ port, and writes a PNG of each view into OUT:
 * ``search.png``: material's search opened from disk (``index.html?q=<task name>``, the
   search index loaded as a script, the worker run in an iframe): the task's own page must
   be the first result. The same search served over http runs in a harness page that waits
-  (in real time) for the search worker; its first result must be the task's page too;
+  (in real time) for the search worker; its first result must be the task's page too, and
+  so must the first result of every installed task's name typed into the search box;
 * ``code.png``: the README's page (long lines at the top); a probe in a harness page
   measures every code block of :data:`CODE_PAGES` served at 1280 px: at least one block
   holds a line too long for its width, and no block is wider than what it shows (its lines
@@ -62,14 +63,14 @@ HARNESS = """<!doctype html><html><body style="margin:0">
 const probe = PROBE;
 (async () => {
   const out = document.getElementById("result");
-  for (let i = 0; i < 120; i++) {
+  for (let i = 0; i < 1200; i++) {
     // A pending fetch pauses Chromium's virtual time, so the search worker gets real time.
-    await fetch("/__wait?ms=250", {cache: "no-store"});
+    await fetch("/__wait?ms=100", {cache: "no-store"});
     const doc = document.getElementById("site").contentDocument;
     const report = doc && doc.readyState === "complete" ? probe(doc) : null;
     if (report) { out.textContent = report; return; }
   }
-  out.textContent = "TIMEOUT: nothing to report after 30 s";
+  out.textContent = "TIMEOUT: nothing to report after 120 s";
 })();
 </script></body></html>
 """
@@ -78,6 +79,30 @@ SEARCH_PROBE = """doc => {
   const items = [...doc.querySelectorAll(".md-search-result__item a")];
   return items.length ? items.map(a => "RESULT " + a.getAttribute("href")).join("\\n") : null;
 }"""
+#: Types each of NAMES into the search box in turn (clearing it between two) and reports the
+#: first result of each: ``<name> <first result's href>`` per line.
+EVERY_NAME_PROBE = """(() => {
+  const names = NAMES, found = [];
+  let i = 0, phase = "clear";
+  const type = (input, value) => {
+    input.value = value;
+    input.dispatchEvent(new KeyboardEvent("keyup", {bubbles: true}));
+  };
+  return doc => {
+    const input = doc.querySelector("input.md-search__input");
+    if (!input) return null;
+    const items = doc.querySelectorAll(".md-search-result__item a");
+    if (phase === "clear") { type(input, ""); phase = "empty"; }
+    else if (phase === "empty" && !items.length) { type(input, names[i]); phase = "typed"; }
+    else if (phase === "typed" && items.length) {
+      found.push(names[i] + " " + items[0].getAttribute("href"));
+      i += 1;
+      phase = "clear";
+      if (i === names.length) return found.join("\\n");
+    }
+    return null;
+  };
+})()"""
 #: Per code block: the width it shows, its content's width, and its width without wrapping.
 CODE_PROBE = """doc => {
   const blocks = [...doc.querySelectorAll(".md-typeset pre > code")];
@@ -153,13 +178,13 @@ def find_browser(given: str | None) -> str:
     )
 
 
-def chromium(browser: str, *args: str, budget_ms: int = 5000) -> str:
+def chromium(browser: str, *args: str, budget_ms: int = 5000, timeout: int = 120) -> str:
     """Run headless Chromium with ``args``; return its stdout (the DOM for ``--dump-dom``)."""
     command = [browser, "--headless", "--disable-gpu", "--hide-scrollbars", "--mute-audio"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
     command += [f"--virtual-time-budget={budget_ms}", *args]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr[-2000:]}")
     return done.stdout
@@ -258,6 +283,24 @@ def search(browser: str, site: Path, base: str, out: Path, task: catalogue.Entry
     return problems
 
 
+def every_name(browser: str, base: str, items: list[catalogue.Entry]) -> list[str]:
+    """Search every task's name, served: each name's own page must be the first result."""
+    dom = chromium(browser, "--dump-dom", base + "__names.html", budget_ms=600000, timeout=300)
+    match = re.search(r'<pre id="result">(.*?)</pre>', dom, re.DOTALL)
+    report = html.unescape(match.group(1)) if match else "no report"
+    firsts = dict(line.split(" ", 1) for line in report.splitlines() if " " in line)
+    wrong = []
+    for entry in items:
+        href = firsts.get(entry.spec.name, "")
+        if urllib.parse.urlsplit(urllib.parse.urljoin(base, href)).path != "/" + url_of(
+            entry.page
+        ):
+            wrong.append(f"{entry.spec.name} -> {href or report[:100]!r}")
+    print(f"search   every task name, served: {len(items) - len(wrong)} of {len(items)} "
+          "list their own page first")  # fmt: skip
+    return [f"search: a name's first result is not its page: {w}" for w in wrong]
+
+
 def code_blocks(browser: str, base: str, out: Path) -> list[str]:
     """The code blocks of CODE_PAGES: some are longer than they are wide, none cut off."""
     problems, long_blocks = [], 0
@@ -303,9 +346,12 @@ def main(argv: list[str] | None = None) -> int:
     }
     for page in CODE_PAGES:
         harnesses[f"/__code/{url_of(page)}"] = harness("/" + url_of(page), CODE_PROBE)
+    names = json.dumps([entry.spec.name for entry in items])
+    harnesses["/__names.html"] = harness("/", EVERY_NAME_PROBE.replace("NAMES", names))
     problems = from_disk(browser, args.site, args.out, task)
     with serve(args.site, harnesses) as base:
         problems += search(browser, args.site, base, args.out, task)
+        problems += every_name(browser, base, items)
         problems += code_blocks(browser, base, args.out)
     for problem in problems:
         print("FAIL", problem)

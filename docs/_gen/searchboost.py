@@ -12,11 +12,11 @@ then crowd out the guides for words such as "learnability"):
 * a task whose name another task's name extends (``Reaching1D``, ``IBL``,
   ``DelayMatchSample``) by :data:`EXTENDED` more.
 
-Measured over every installed task's name with material's own search code (the docs
-session's ``screenshots`` check searches one in Chromium): without the boosts 5 of 61
-exact names came second; with them none. A much larger :data:`EXTENDED` (4) puts
-``PerceptualDecisionMaking`` above ``perceptualdecisionmaking.ibl20`` when searching the
-latter.
+Measured in Chromium by the ``screenshots`` nox session, which searches every installed
+task's name: without the boosts 5 of 61 names (PerceptualDecisionMaking, DelayMatchSample,
+Reaching1D, IBL, yang19.all) listed another page first; with them none does. A much larger
+:data:`EXTENDED` (4) puts ``PerceptualDecisionMaking`` above
+``perceptualdecisionmaking.ibl20`` when searching the latter.
 """
 
 from __future__ import annotations
