@@ -134,17 +134,18 @@ def package_markdown(distribution: str, source: str, sitemap: SiteMap) -> str:
 def home_markdown(items: list[catalogue.Entry]) -> str:
     """The home page: ``docs/index.md`` with a table of the installed task families.
 
-    The table (each family's task count and first tasks, linked) replaces what lies between
-    the page's :data:`HOME_CATALOGUE` markers.
+    The table (each family's distribution, task count and summary, linked to its page)
+    replaces what lies between the page's :data:`HOME_CATALOGUE` markers.
     """
     page = "index.md"
+    text, rel, code = catalogue.text, catalogue.rel, catalogue.code
     lines = [f"{len(items)} tasks are installed here, in these families:", ""]
-    lines += ["| family | tasks | for example |", "|---|---|---|"]
-    text, rel = catalogue.text, catalogue.rel
+    lines += ["| family | package | tasks | what |", "|---|---|---|---|"]
     for plugin, group in catalogue.by_family(items).items():
         family = f"[{text(plugin)}]({rel(catalogue.family_page(plugin), page)})"
-        names = ", ".join(f"[{text(e.spec.name)}]({rel(e.page, page)})" for e in group[:3])
-        lines.append(f"| {family} | {len(group)} | {names}{', ...' * (len(group) > 3)} |")
+        distribution = group[0].spec.distribution
+        summary = about(distribution, {})[0].removesuffix(", for neurogym")
+        lines.append(f"| {family} | {code(distribution)} | {len(group)} | {text(summary)} |")
     lines += [
         "",
         "Every task has a page (spaces, timing, rewards, example trials, learnability): "
