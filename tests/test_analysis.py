@@ -102,8 +102,8 @@ def test_task_variance_refuses_a_task_with_one_trial():
 
 # ------------------------------------------------------------------------- fixed points
 def test_the_fixed_point_of_a_linear_map_and_its_eigenvalues():
-    matrix = torch.tensor([[0.5, 0.2], [0.0, 1.5]])  # eigenvalues 0.5 and 1.5: a saddle
-    offset = torch.tensor([1.0, -2.0])
+    matrix = torch.tensor([[0.5, 0.2], [0.0, 1.5]], dtype=torch.float64)  # eigenvalues 0.5, 1.5
+    offset = torch.tensor([1.0, -2.0], dtype=torch.float64)
 
     def step(h: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         return h @ matrix.T + offset + 0 * x.sum(-1, keepdim=True)
@@ -119,7 +119,9 @@ def test_the_fixed_point_of_a_linear_map_and_its_eigenvalues():
 
 
 def test_a_two_attractor_map_has_two_stable_points_and_a_saddle_between():
-    weights = torch.tensor([2.0, 0.5])  # h' = tanh(w * h): attractors at (+-a, 0), a saddle at 0
+    weights = torch.tensor(
+        [2.0, 0.5], dtype=torch.float64
+    )  # h' = tanh(w * h): attractors at (+-a, 0), a saddle at 0
 
     def step(h: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         return torch.tanh(h * weights + 0 * x.sum(-1, keepdim=True))

@@ -112,46 +112,57 @@ def trajectories_figure(trajectories: Trajectories, title: str = "") -> Any:
     return fig
 
 
-def fixed_points_figure(
-    activity: Activity, points: FixedPoints, by: Sequence[str], title: str = ""
-) -> Any:
-    """Trajectories per condition and the fixed points in the top 2 PCs of the activity.
+def _draw_points(ax: Any, pca: Any, points: FixedPoints, color: Any, scale: float) -> None:
+    """Points (filled: stable) with a line along each one's largest-modulus eigenvector."""
+    if not len(points):
+        return
+    units = pca.components_.shape[1]
+    where = pca.transform(points.points[:, :units])
+    for m, (x, y) in enumerate(where):
+        stable = bool(points.stable[m])
+        ax.plot(x, y, "o", ms=9, color=color, mfc=color if stable else "white", zorder=5)
+        direction = pca.components_ @ np.real(points.eigenvectors[m][:units, 0])
+        direction *= scale / max(float(np.linalg.norm(direction)), 1e-12)
+        unstable = abs(points.eigenvalues[m, 0]) > 1 + points.tolerance
+        ax.plot([x - direction[0], x + direction[0]], [y - direction[1], y + direction[1]],
+                color="C3" if unstable else color, lw=2, zorder=4)  # fmt: skip
+        if not stable:
+            ax.annotate(str(int(points.unstable_dims[m])), (x, y), xytext=(6, 6),
+                        textcoords="offset points", fontsize=8)  # fmt: skip
 
-    Filled markers: stable points; open: unstable (their number of unstable dimensions
-    beside them). Each point has a line along its slowest (largest-modulus) eigenvector:
-    red where it is unstable (modulus above 1), black where stable.
+
+def fixed_points_figure(
+    activity: Activity, points: dict[str, FixedPoints], by: Sequence[str], title: str = ""
+) -> Any:
+    """Trajectories per condition and fixed points in the top 2 PCs of the activity.
+
+    ``points`` maps a label (the period whose mean input was held constant) to the points
+    found under that input, each label in its own colour. Filled markers: stable points;
+    open: unstable (their number of unstable dimensions beside them). Each point has a line
+    along its largest-modulus eigenvector, red where that direction is unstable.
     """
     pca = require("sklearn.decomposition").PCA(n_components=2)
-    pca.fit(activity.hidden[activity.valid])
+    visited = activity.hidden[activity.valid]
+    pca.fit(visited)
     labels = condition_labels(activity, by)
     names = sorted(set(labels.tolist()), key=natural_key)
-    colors = condition_colors(names)
-    fig = _figure((6.5, 5.5))
+    fig = _figure((9.0, 5.5))
     ax = fig.subplots()
-    units = activity.hidden.shape[2]
-    for color, name in zip(colors, names, strict=True):
+    for color, name in zip(condition_colors(names), names, strict=True):
         mean = np.nanmean(activity.hidden[:, labels == name], axis=1)
-        mean = mean[np.isfinite(mean).all(1)]
-        path = pca.transform(mean)
+        path = pca.transform(mean[np.isfinite(mean).all(1)])
         ax.plot(path[:, 0], path[:, 1], color=color, lw=1.2, label=name)
-    if len(points):
-        where = pca.transform(points.points[:, :units])
-        scale = 0.15 * np.ptp(pca.transform(activity.hidden[activity.valid]), axis=0).max()
-        for m, (x, y) in enumerate(where):
-            stable = bool(points.stable[m])
-            ax.plot(x, y, "o", ms=9, color="k", mfc="k" if stable else "white", zorder=5)
-            vector = np.real(points.eigenvectors[m][:units, 0])
-            direction = pca.components_ @ vector
-            direction *= scale / max(np.linalg.norm(direction), 1e-12)
-            unstable = abs(points.eigenvalues[m, 0]) > 1
-            ax.plot([x - direction[0], x + direction[0]], [y - direction[1], y + direction[1]],
-                    color="C3" if unstable else "k", lw=2, zorder=4)  # fmt: skip
-            if not stable:
-                ax.annotate(str(int(points.unstable_dims[m])), (x, y), xytext=(6, 6),
-                            textcoords="offset points", fontsize=8)  # fmt: skip
+        ax.plot(path[0, 0], path[0, 1], ".", color=color)
+    scale = 0.08 * float(np.ptp(pca.transform(visited), axis=0).max())
+    counts = []
+    for k, (label, found) in enumerate(points.items()):
+        color = ("k", "C2", "C4", "C1", "C5")[k % 5]
+        _draw_points(ax, pca, found, color, scale)
+        ax.plot([], [], "o", color=color, label=f"{label} input: {len(found)} point(s)")
+        counts.append(f"{label} {len(found)} ({int(found.stable.sum())} stable)")
     share = pca.explained_variance_ratio_
     ax.set(xlabel=f"PC1 ({share[0]:.0%})", ylabel=f"PC2 ({share[1]:.0%})")
-    ax.legend(fontsize=7, frameon=False, ncols=2)
-    n_stable = int(points.stable.sum())
-    ax.set_title(title or f"{len(points)} fixed points ({n_stable} stable, filled)")
+    fig.legend(fontsize=7, frameon=False, loc="outside right center")
+    ax.set_title(title or "fixed points under each period's input: " + ", ".join(counts),
+                 fontsize=9)  # fmt: skip
     return fig

@@ -10,6 +10,7 @@ a map is stable when every eigenvalue has modulus below 1.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable
 from typing import Any
@@ -111,8 +112,13 @@ def _minimise(
             total().backward()  # type: ignore[no-untyped-call]
             optimizer.step()
     else:
-        lbfgs = torch.optim.LBFGS(
-            [states], lr=lr, max_iter=iterations, line_search_fn="strong_wolfe"
+        lbfgs = torch.optim.LBFGS(  # no early stop: the sum over starts hides slow rows
+            [states],
+            lr=lr,
+            max_iter=iterations,
+            tolerance_grad=0.0,
+            tolerance_change=0.0,
+            line_search_fn="strong_wolfe",
         )
 
         def closure() -> torch.Tensor:
@@ -166,12 +172,14 @@ def find_fixed_points(
     max_speed: float = 1e-6,
     unique_distance: float = 1e-3,
     tolerance: float = 1e-3,
+    bound: float | None = None,
     seed: int = 0,
 ) -> FixedPoints:
     """Minimises ``q(h) = 1/2 ||F(h, x) - h||^2`` from each initial state; keeps the slow ones.
 
     Args:
-        step: The map (see :data:`Step`), or a network (its :func:`transition`).
+        step: The map (see :data:`Step`; it is called with float64 tensors), or a network
+            (its :func:`transition`, on a float64 copy).
         initial: ``(K, S)`` states to start from, e.g. states the network visited
             (``activity.hidden[activity.valid]``).
         inputs: ``(n_in,)`` the constant input ``x``.
@@ -187,6 +195,9 @@ def find_fixed_points(
             values keep slow points too).
         unique_distance: Points closer than this (Euclidean) are one point.
         tolerance: Eigenvalue moduli within this of 1 are neutral (see :class:`FixedPoints`).
+        bound: Points with a coordinate beyond ``+-bound`` are dropped. For a GRU or tanh RNN
+            give 1: their states never leave ``(-1, 1)``, while the search can run far out,
+            where saturated gates make every state a fixed point no trial reaches.
         seed: Seed of the noise.
 
     Returns:
@@ -201,20 +212,25 @@ def find_fixed_points(
     validate.number(max_speed, "max_speed", minimum=0, exclusive_minimum=True)
     validate.number(unique_distance, "unique_distance", minimum=0, exclusive_minimum=True)
     validate.number(tolerance, "tolerance", minimum=0)
+    if bound is not None:
+        validate.number(bound, "bound", minimum=0, exclusive_minimum=True)
     rate = {"adam": 1e-2, "lbfgs": 1.0}[method] if lr is None else lr
     validate.number(rate, "lr", minimum=0, exclusive_minimum=True)
-    fn = transition(step) if isinstance(step, RecurrentNetwork) else step
-    start = torch.as_tensor(np.asarray(initial, dtype=np.float32))
+    # float64 throughout: q sums over starts, and in float32 the slow starts' q is lost
+    # beside the fast ones' (the search stalls near 1e-4); a network is searched as a copy
+    fn = transition(copy.deepcopy(step).double()) if isinstance(step, RecurrentNetwork) else step
+    start = torch.as_tensor(np.asarray(initial, dtype=np.float64))
     if start.ndim != 2:
         raise ValueError(f"initial must be (K, S) states, got shape {tuple(start.shape)}")
     if noise:
         generator = torch.Generator().manual_seed(seed)
-        start = start + noise * torch.randn(start.shape, generator=generator)
-    x_row = torch.as_tensor(np.asarray(inputs, dtype=np.float32)).reshape(1, -1)
+        start = start + noise * torch.randn(start.shape, generator=generator, dtype=torch.float64)
+    x_row = torch.as_tensor(np.asarray(inputs, dtype=np.float64)).reshape(1, -1)
     x = x_row.expand(start.shape[0], -1)
     found = _minimise(fn, start, x, method, iterations, rate)
     speeds = _speeds(fn, found, x)
-    slow = np.flatnonzero(speeds <= max_speed)
+    inside = np.ones(len(speeds), bool) if bound is None else found.abs().amax(1).numpy() <= bound
+    slow = np.flatnonzero((speeds <= max_speed) & inside)
     points, speeds = found.numpy()[slow], speeds[slow]
     keep = _unique(points, speeds, unique_distance)
     points, speeds = points[keep], speeds[keep]

@@ -35,7 +35,7 @@ from neurogym_apps.analysis._variance import (
 )
 from neurogym_apps.train import TrainedModel, torch_threads
 
-__all__ = ["ANALYSES", "FOLDER", "analyze", "condition_variables", "constant_input"]
+__all__ = ["ANALYSES", "FOLDER", "MAX_SPEED", "analyze", "condition_variables", "constant_input"]
 
 #: What :func:`analyze` can do (``--what``).
 ANALYSES = ("variance", "fixed-points", "pca")
@@ -43,6 +43,9 @@ ANALYSES = ("variance", "fixed-points", "pca")
 FOLDER = "analysis"
 _RESULT = "analysis.json"
 _MAX_CONDITION_VALUES = 8  # a trial variable with more distinct values is not a condition
+#: Points kept by the fixed-point search of :func:`analyze`: ``q <= 1e-4``, so fixed points and
+#: slow points (the state moves by at most ~0.014 a step).
+MAX_SPEED = 1e-4
 
 
 def _say(message: str, progress: bool, start: float) -> None:
@@ -81,30 +84,39 @@ def constant_input(activity: Activity, period: str = "stimulus") -> np.ndarray:
 
 def _fixed_points(
     model: TrainedModel, activity: Activity, starts: int, seed: int
-) -> tuple[FixedPoints, dict[str, Any]]:
-    states = activity.hidden[activity.valid]
+) -> tuple[dict[str, FixedPoints], dict[str, Any]]:
+    """Fixed and slow points under the mean input of each period, from visited states."""
     if model.config.model == "lstm":
         raise ValueError(
             "fixed points of an LSTM need its cell state too, which the recorded activity "
             "lacks; use find_fixed_points(transition(model.network), ...) with (h, c) starts"
         )
+    states = activity.hidden[activity.valid]
     rng = np.random.default_rng(seed)
     initial = states[rng.choice(len(states), size=min(starts, len(states)), replace=False)]
-    x = constant_input(activity)
-    points = find_fixed_points(
-        model.network, initial, x, noise=0.01, max_speed=1e-5, iterations=3000, seed=seed
-    )
-    summary = {
-        "task": activity.tasks[0],
-        "input": x,
-        "starts": len(initial),
-        "found": len(points),
-        "speeds": points.speeds,
-        "stable": points.stable,
-        "unstable_dims": points.unstable_dims,
-        "largest_eigenvalue_modulus": np.abs(points.eigenvalues[:, 0]) if len(points) else [],
-    }
-    return points, summary
+    found, summary = {}, {}
+    for period in _periods(activity):
+        x = constant_input(activity, period)
+        points = find_fixed_points(
+            model.network, initial, x, noise=0.01, max_speed=MAX_SPEED, unique_distance=0.05,
+            bound=1.0, seed=seed,
+        )  # fmt: skip
+        found[period] = points
+        summary[period] = {
+            "input": x,
+            "found": len(points),
+            "speeds": points.speeds,
+            "stable": points.stable,
+            "unstable_dims": points.unstable_dims,
+            "largest_eigenvalue_modulus": np.abs(points.eigenvalues[:, 0]),
+        }
+    return found, {"task": activity.tasks[0], "starts": len(initial), "by_period": summary}
+
+
+def _periods(activity: Activity) -> list[str]:
+    """The periods that some trial has, in the order they start."""
+    present = [k for k, (s, e) in activity.periods.items() if (np.asarray(e) > s).any()]
+    return sorted(present, key=lambda k: float(np.mean(activity.periods[k][0])))
 
 
 def _variance(activity: Activity, seed: int, figures: dict[str, Any]) -> dict[str, Any]:
@@ -227,7 +239,7 @@ def analyze(
             points, result["fixed_points"] = _fixed_points(model, task, starts, seed)
             by = condition_variables(task) or ("ground_truth",)
             figures["fixed_points.png"] = fixed_points_figure(task, points, by)
-            _say(f"fixed points: {points!r}", progress, start)
+            _say(f"fixed points: {points}", progress, start)
         if "pca" in chosen:
             result["pca"] = _pca(activity, figures)
             _say(f"population trajectories of {len(activity.tasks)} task(s)", progress, start)
