@@ -66,3 +66,17 @@ def test_post_decision_wager_observer_is_perfect_without_noise_and_limited_with_
     assert clean[coh > 0].all()
     assert clean[coh == 0].mean() == pytest.approx(0.5, abs=0.05)
     assert 0.7 < observer("PostDecisionWager").mean() < 0.85  # one or two noisy steps
+
+
+def test_probabilistic_reasoning_observer_is_limited_by_the_drawn_answer():
+    # The answer is drawn given the shapes: the best an observer can do is follow the evidence.
+    # Count, independently of the observer, how often "the side the evidence favours" matches
+    # the drawn answer (ties: half), and compare with the analytic single-shape case.
+    env = neurogym.make("ProbabilisticReasoning")
+    data = neurogym.batch(env, N, seed=np.random.default_rng(1))
+    log_odd, answer = np.asarray(data.trial["log_odd"]), np.asarray(data.trial["ground_truth"])
+    follows = np.where(log_odd == 0, 0.5, (log_odd > 0) == (answer == 1))
+    assert env.unwrapped.ideal_observer(data).mean() == pytest.approx(follows.mean(), abs=0.01)
+    one = neurogym.make("ProbabilisticReasoning", shape_weight=(-0.3, 0.3), n_loc=1)
+    single = one.unwrapped.ideal_observer(neurogym.batch(one, 200, seed=0))
+    assert single == pytest.approx(np.full(200, 10**0.3 / (1 + 10**0.3)))  # p = 0.666...

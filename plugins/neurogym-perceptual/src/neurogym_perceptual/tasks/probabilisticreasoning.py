@@ -113,6 +113,19 @@ class ProbabilisticReasoning(ngym.TrialEnv):
         """Names of the stimulus periods, in order."""
         return [f"stimulus{i}" for i in range(self.n_loc)]
 
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """The probability of a correct answer when choosing the side the shapes favour.
+
+        The answer is drawn from the shapes' summed evidence (choice 2 with probability
+        ``1 / (1 + 10 ** -log_odd)``), so even an observer that sees every shape and knows
+        every weight is right only with probability ``max(p, 1 - p)`` (one half when the
+        evidence is balanced).
+        """
+        log_odd = np.asarray(batch.trial["log_odd"], dtype=float)
+        p_second = 0.5 * (1.0 + np.tanh(0.5 * _LN10 * log_odd))
+        correct: np.ndarray = np.maximum(p_second, 1.0 - p_second)
+        return correct
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         n, n_loc, n_shape = b.n, self.n_loc, self.n_shape
         locs = _trial_rows(b, "locs", n_loc, n_loc, lambda: _permutations(b.rng, n, n_loc))
