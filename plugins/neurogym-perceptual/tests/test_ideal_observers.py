@@ -80,3 +80,16 @@ def test_probabilistic_reasoning_observer_is_limited_by_the_drawn_answer():
     one = neurogym.make("ProbabilisticReasoning", shape_weight=(-0.3, 0.3), n_loc=1)
     single = one.unwrapped.ideal_observer(neurogym.batch(one, 200, seed=0))
     assert single == pytest.approx(np.full(200, 10**0.3 / (1 + 10**0.3)))  # p = 0.666...
+
+
+def test_pulse_observer_loses_half_of_the_ties():
+    # P(tie) for two binomial counts over 6 bins, with the default pulse probabilities
+    env = neurogym.make("PulseDecisionMaking")
+    p, q = env.unwrapped.p_pulse
+    n = env.unwrapped.n_bin
+
+    def pmf(k: int, prob: float) -> float:
+        return math.comb(n, k) * prob**k * (1 - prob) ** (n - k)
+
+    tie = sum(pmf(k, p) * pmf(k, q) for k in range(n + 1))
+    assert observer("PulseDecisionMaking").mean() == pytest.approx(1 - tie / 2, abs=0.006)

@@ -364,6 +364,15 @@ class PulseDecisionMaking(ngym.TrialEnv):
         )
         self.action_space = spaces.Discrete(3, name={"fixation": 0, "choice": [1, 2]})
 
+    def ideal_observer(self, batch: Any) -> np.ndarray:
+        """Right when the channels pulsed unequally often, half of the time on a tie.
+
+        A tie is broken by a jitter the observation never shows, so no observer can do better.
+        """
+        counts = [np.asarray(batch.trial[name]).sum(axis=-1) for name in ("pulse1", "pulse2")]
+        correct: np.ndarray = np.where(counts[0] == counts[1], 0.5, 1.0)
+        return correct
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         swap = b.rng.random(b.n) < 0.5  # which channel gets which pulse probability
         probs = np.where(swap[:, None], self.p_pulse[::-1], self.p_pulse)
