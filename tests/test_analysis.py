@@ -7,7 +7,7 @@
   eigenvalues are known analytically;
 * activity: shapes, alignment with the batch it ran on, padding, the tidy table, the memory
   refusal;
-* the command end to end on a run trained for a few steps (hidden size 8).
+* the command end to end on a run trained for a few steps (hidden size 8) and saved.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from neurogym_apps.analysis import (
     shuffled_silhouette,
     task_variance,
 )
-from neurogym_apps.train import RecurrentNetwork, TrainConfig, TrainedModel, train_and_report
+from neurogym_apps.train import RecurrentNetwork, TrainConfig, TrainedModel, train
 
 torch.set_num_threads(1)
 PDM = "neurogym/PerceptualDecisionMaking-v0"
@@ -109,7 +109,7 @@ def test_the_fixed_point_of_a_linear_map_and_its_eigenvalues():
         return h @ matrix.T + offset + 0 * x.sum(-1, keepdim=True)
 
     starts = np.random.default_rng(0).normal(size=(8, 2)) * 3
-    points = find_fixed_points(step, starts, [0.0], unique_distance=1e-2)
+    points = find_fixed_points(step, starts, [0.0], iterations=100, unique_distance=1e-2)
     expected = np.linalg.solve(np.eye(2) - matrix.numpy(), offset.numpy())
     assert len(points) == 1
     np.testing.assert_allclose(points.points[0], expected, atol=1e-3)
@@ -197,8 +197,7 @@ def test_neurogym_analyze_writes_figures_and_strict_json_and_keeps_an_earlier_an
     tmp_path, capsys
 ):
     run = tmp_path / "run"
-    train_and_report(PDM, run, steps=5, hidden_size=8, figures=False, progress=False,
-                     eval_trials=10)  # fmt: skip
+    train(PDM, steps=5, hidden_size=8, progress=False).save(run)
     assert main(["analyze", str(run), "--trials", "16"]) == 0
     out = run / "analysis"
     names = {path.name for path in out.iterdir()}
@@ -229,8 +228,7 @@ def test_neurogym_analyze_writes_figures_and_strict_json_and_keeps_an_earlier_an
 
 def test_neurogym_analyze_clusters_a_task_set_run(tmp_path):
     run = tmp_path / "run"
-    train_and_report(YANG, run, steps=2, hidden_size=8, figures=False, progress=False,
-                     eval_trials=10)  # fmt: skip
+    train(YANG, steps=2, hidden_size=8, progress=False).save(run)
     assert main(["analyze", str(run), "--what", "variance", "--trials", "8"]) == 0
     names = {path.name for path in (run / "analysis").iterdir()}
     assert names == {"analysis.json", "variance_map.png", "silhouette.png", "ftv.png"}
