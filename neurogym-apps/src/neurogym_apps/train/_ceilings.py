@@ -1,5 +1,10 @@
 """What the learnability table measures a network against: scripted agents, ideal observers.
 
+Two ideal observers: ``TrialEnv.ideal_observer``, without memory of earlier trials
+(:func:`observed_ceiling`), and a task's ``stream_observer``, the Bayesian observer of a
+stream of consecutive trials and of its own outcomes (:func:`memory_ceiling`): the ceiling of
+tasks whose hidden rule, context or block prior runs on across trials.
+
 Both the supervised rows (``learnability.py``) and the RL rows (``_rl_rows.py``) score their
 ceilings here, so an oracle is measured with the same closed loop, seeds and strict
 criterion as the network and the chance baselines in :func:`~neurogym_apps.train.evaluate`.
@@ -15,7 +20,7 @@ import numpy as np
 import neurogym
 from neurogym_apps.train._evaluate import run_closed_loop, strict_criterion
 
-__all__ = ["observed_ceiling", "scripted_score"]
+__all__ = ["memory_ceiling", "observed_ceiling", "scripted_score", "stream_correct"]
 
 
 def scripted_score(
@@ -60,3 +65,52 @@ def observed_ceiling(env: Any, trials: int, seed: int) -> float | None:
     sample = neurogym.batch(env, trials, seed=np.random.default_rng(seed))
     correct = env.unwrapped.ideal_observer(sample)
     return None if correct is None else float(np.mean(correct))
+
+
+def stream_correct(
+    task_id: str, trials: int, seed: int, env_kwargs: dict[str, Any] | None = None
+) -> np.ndarray | None:
+    """Per trial, whether the task's observer of the stream answers correctly; None if none.
+
+    The stream is the first ``trials`` trials one env serves after ``reset(seed=seed)``
+    (``neurogym.batch`` with an int seed): consecutive trials, the block, rule or context
+    state carried from each to the next as an agent stepping the env meets them (a
+    ``cross_trial_state`` task generates them one at a time, ~0.7 ms a trial). The observer
+    is the env's ``stream_observer`` (on the outermost wrapper that has one, else the task).
+
+    Args:
+        task_id: The task to make (with ``env_kwargs``).
+        trials: Length of the stream.
+        seed: Seed of the env's ``reset``.
+        env_kwargs: Task arguments.
+
+    Returns:
+        ``(trials,)`` 0/1 floats, or None if the task has no ``stream_observer``.
+    """
+    env = neurogym.make(task_id, **(env_kwargs or {}))
+    try:
+        observer = env.get_wrapper_attr("stream_observer")
+    except AttributeError:
+        return None
+    correct: np.ndarray = np.asarray(observer(neurogym.batch(env, trials, seed=seed)), float)
+    return correct
+
+
+def memory_ceiling(
+    task_id: str, trials: int = 20_000, seed: int = 1, env_kwargs: dict[str, Any] | None = None
+) -> float | None:
+    """Strict accuracy of the task's observer of the stream; None if it has none.
+
+    The ceiling, with memory of earlier trials and of the outcomes of its own answers, of a
+    task whose hidden state runs on across trials (each ``stream_observer``'s docstring says
+    what the observer knows); beside it, :func:`observed_ceiling` is the memoryless one.
+    The trials are :func:`stream_correct`'s stream.
+
+    Args:
+        task_id: The task to make (with ``env_kwargs``).
+        trials: Length of the stream (20,000 trials take ~15 s with cross-trial state).
+        seed: Seed of the env's ``reset``.
+        env_kwargs: Task arguments.
+    """
+    correct = stream_correct(task_id, trials, seed, env_kwargs)
+    return None if correct is None else float(correct.mean())

@@ -183,6 +183,54 @@ class HierarchicalReasoning(ngym.TrialEnv):
         correct: np.ndarray = (rule == guess) * judged
         return correct
 
+    def stream_observer(self, batch: Any) -> np.ndarray:
+        """Per trial of a stream, whether the Bayesian observer of the rule blocks is correct.
+
+        What the observer knows: the generative process. The first block after ``reset``
+        has rule 1; a block lasts a uniform ``BLOCK_MIN..BLOCK_MAX`` trials, then the rule
+        flips, so after ``k`` trials of a block it ends with the hazard
+        ``1 / (BLOCK_MAX + 1 - k)`` for ``k >= BLOCK_MIN`` (0 before). What it sees: each
+        trial's flashed location and delay (shown without noise) and, after answering,
+        whether it was rewarded. What it does not know: the rule, the run of the current
+        block (except through the outcomes), the coin that decides a delay equal to the
+        threshold.
+
+        It filters the hidden (rule, trials into the block) chain forward: it reports the
+        more probable rule (ties: rule 0), judges the delay long when it exceeds the
+        threshold (a delay equal to it is right half of the time) and answers as that rule
+        maps the judgement; then it weighs the outcome: a reward has probability ``q`` (1,
+        or 1/2 at the threshold) under the rule it reported and 0 under the other. With
+        unambiguous delays a reward or a failure tells it the rule, so it errs only on a
+        block's first trial unless the hazard made the switch the better bet.
+
+        Args:
+            batch: Consecutive trials of one env from its ``reset``, a numpy
+                :class:`~neurogym.data.TrainingBatch` (``neurogym.batch(env, n, seed=0)``).
+
+        Returns:
+            ``(B,)``: 1.0 where the observer's rule and choice are both correct (the
+            task's reward criterion), else 0.0.
+        """
+        interval = np.asarray(batch.trial["interval"])
+        long_judged = (interval > self.mid_delay).astype(np.int64)
+        q = np.where(interval == self.mid_delay, 0.5, 1.0)  # P(judged right)
+        stimulus = np.asarray(batch.trial["stimulus"])
+        rules, truth = np.asarray(batch.trial["rule"]), np.asarray(batch.trial["ground_truth"])
+        hazard = block_hazard()
+        belief = np.zeros((2, BLOCK_MAX))  # P(rule r, k + 1 trials into the block)
+        belief[1, 0] = 1.0  # the first block has rule 1
+        correct = np.empty(len(rules))
+        for t in range(len(rules)):
+            if t:
+                belief = _next_trial(belief, hazard)
+            rule = int(belief[1].sum() > belief[0].sum())
+            choice = stimulus[t] if long_judged[t] == rule else 1 - stimulus[t]
+            correct[t] = rule == rules[t] and choice == truth[t]
+            belief[rule] *= q[t] if correct[t] else 1 - q[t]
+            belief[1 - rule] *= 0.0 if correct[t] else 1.0
+            belief /= belief.sum()
+        return correct
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         rules = self._next_rules(b.rng, b.n)
         rule = b.set_param("rule", kwargs.get("rule", rules))
@@ -258,6 +306,26 @@ class HierarchicalReasoning(ngym.TrialEnv):
             reward = self.rewards["abort"]
             new_trial = self.abort
         return self.ob_now, reward, False, False, {"new_trial": new_trial, "gt": gt}
+
+
+def block_hazard() -> np.ndarray:
+    """``hazard[k - 1]``: the probability that a block ends after its ``k``-th trial.
+
+    Given that it lasted ``k`` trials, for a length uniform over ``BLOCK_MIN..BLOCK_MAX``:
+    ``P(L = k) / P(L >= k)``, 0 below ``BLOCK_MIN`` and 1 at ``BLOCK_MAX``.
+    """
+    k = np.arange(1, BLOCK_MAX + 1)
+    hazard: np.ndarray = np.where(k >= BLOCK_MIN, 1 / (BLOCK_MAX + 1 - k), 0.0)
+    return hazard
+
+
+def _next_trial(belief: np.ndarray, hazard: np.ndarray) -> np.ndarray:
+    """The belief over (rule, trials into the block) one trial on: stay in the block or flip."""
+    ends = belief * hazard
+    moved = np.zeros_like(belief)
+    moved[:, 1:] = (belief - ends)[:, :-1]
+    moved[:, 0] = ends.sum(axis=1)[::-1]  # a block that ends starts one of the other rule
+    return moved
 
 
 def median_ms(spec: TimingSpec) -> float:

@@ -11,6 +11,8 @@ import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
 from neurogym.rules import STANDARD_REWARDS
 
+from ._stream import side_log_odds
+
 __all__ = ["ChangingEnvironment"]
 
 
@@ -143,6 +145,59 @@ class ChangingEnvironment(ngym.TrialEnv):
         correct: np.ndarray = (side == batch.trial["side"]) * knows_context
         return correct
 
+    def stream_observer(self, batch: Any) -> np.ndarray:
+        """Per trial of a stream, whether the Bayesian observer of the context is correct.
+
+        What the observer knows: the generative process. The first context of an episode is
+        0 or 1 with probability 1/2 and at the start of every trial it switches with
+        probability ``cxt_ch_prob`` (a two-state hidden Markov chain); the side is 1 or 2 with
+        probability 1/2 and the coherence uniform over ``cohs``; each stimulus input carries
+        Gaussian noise of std ``sigma / sqrt(dt)`` per step. What it sees: each trial's
+        inputs (the number of stimulus steps included; the context with ``cxt_cue``) and,
+        after answering, whether it was rewarded. What it does not know: the context
+        (without ``cxt_cue``), the side, the coherence, the noise.
+
+        Per trial it predicts the context (``P(c_t) = P(c_{t-1})(1 - h) + (1 - P(c_{t-1}))h``,
+        ``h = cxt_ch_prob``), answers with the more probable context (ties: 0) and the side the
+        summed stimulus favours (its log odds with the coherence marginalised; ties: side 1),
+        then updates on the outcome: a reward proves the context it chose; a failure has
+        probability ``1 - q`` under that context, ``q`` its posterior probability that the
+        side was right, and 1 under the other. With ``h = 1/2`` nothing carries over and it
+        scores :meth:`ideal_observer`'s mean; as ``h`` goes to 0 it approaches the score with
+        the context known.
+
+        Args:
+            batch: Consecutive trials of one env from its ``reset``, a numpy
+                :class:`~neurogym.data.TrainingBatch` (``neurogym.batch(env, n, seed=0)``).
+
+        Returns:
+            ``(B,)``: 1.0 where the observer's answer (``side + 2 * context``) is the ground
+            truth, else 0.0.
+        """
+        odds = self._side_log_odds(batch)
+        side = np.where(odds > 0, 2, 1)
+        q = 1 / (1 + np.exp(-np.abs(odds)))  # P(the chosen side is right | the stimulus)
+        truth = np.asarray(batch.trial["ground_truth"])
+        cued = np.asarray(batch.trial["context"]) if self.cxt_cue else None
+        h = self.cxt_ch_prob
+        p_one = 0.5  # P(context 1), before the episode's first trial
+        correct = np.empty(len(truth))
+        for t in range(len(truth)):
+            p_one = p_one * (1 - h) + (1 - p_one) * h
+            context = int(p_one > 0.5) if cued is None else int(cued[t])
+            correct[t] = side[t] + 2 * context == truth[t]
+            p_one = _after_outcome(p_one, context, bool(correct[t]), q[t])
+        return correct
+
+    def _side_log_odds(self, batch: Any) -> np.ndarray:
+        """Per trial, the log odds of side 2 given its summed stimulus inputs."""
+        dims = [2, 3] if self.cxt_cue else [1, 2]
+        summed = batch.period_sum("stimulus", dims)
+        start, end = batch.periods["stimulus"]
+        steps = np.asarray(end) - np.asarray(start)
+        means = steps[:, None] * self.cohs[None, :] / 100  # side 2's mean difference
+        return side_log_odds(summed[:, 1] - summed[:, 0], means, self.sigma * np.sqrt(2 * steps))
+
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         context = b.set_param("context", self._contexts(b))
         forced_gt = b.forced("ground_truth")
@@ -170,3 +225,17 @@ class ChangingEnvironment(ngym.TrialEnv):
         b.add_noise(0, self.sigma, "stimulus", where="stimulus")
         b.set_target(ground_truth, "decision")
         return {}
+
+
+def _after_outcome(p_one: float, chosen: int, rewarded: bool, q: float) -> float:
+    """P(context 1) after the outcome of an answer given under context ``chosen``.
+
+    A reward happens only under the chosen context (with probability ``q``, that the side
+    was right); a failure has probability ``1 - q`` under it and 1 under the other.
+    """
+    if rewarded:
+        return float(chosen)
+    under_chosen = (p_one if chosen else 1 - p_one) * (1 - q)
+    under_other = 1 - p_one if chosen else p_one
+    total = under_chosen + under_other
+    return (under_chosen if chosen else under_other) / total

@@ -10,6 +10,8 @@ import numpy as np
 import neurogym as ngym
 from neurogym import BatchBuilder, StandardDecision, spaces, validate
 
+from ._stream import side_log_odds
+
 __all__ = ["IBL", "IBLBlock"]
 
 COHS = (1.6, 3.2, 6.4, 12.8, 25.6, 51.2)
@@ -94,6 +96,31 @@ class IBL(ngym.TrialEnv):
         choice = self.choices[batch.period_sum("stimulus", [0, 1]).argmax(1)]
         correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
         return correct
+
+    def stream_observer(self, batch: Any) -> np.ndarray:
+        """Per trial of a stream, whether the Bayesian observer of the stream is correct.
+
+        IBL's sides are independent and equally likely whatever came before, so earlier
+        trials and their feedback say nothing about the next one: the observer of the stream
+        is :meth:`ideal_observer` (``IBLBlock`` overrides this with a block posterior).
+
+        Args:
+            batch: Consecutive trials of one env from its ``reset``, a numpy
+                :class:`~neurogym.data.TrainingBatch` (``neurogym.batch(env, n, seed=0)``).
+
+        Returns:
+            ``(B,)``: 1.0 where the observer's answer is the side, else 0.0.
+        """
+        return self.ideal_observer(batch)
+
+    def _stimulus_log_odds(self, batch: Any) -> np.ndarray:
+        """Per trial, the log odds of the right side given its two inputs alone.
+
+        The inputs' difference (right minus left) is ``±coh/100`` plus Gaussian noise of std
+        ``sigma * sqrt(2)``, the contrast drawn uniformly from ``cohs``.
+        """
+        shown = batch.period_sum("stimulus", [0, 1])
+        return side_log_odds(shown[:, 1] - shown[:, 0], self.cohs / 100, self.sigma * np.sqrt(2))
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         side = validate.integers_in_range(self._sides(b), "ground_truth", 0, 1)
@@ -182,6 +209,45 @@ class IBLBlock(IBL):
             self.trial_in_block += take
             done += take
         return blocks
+
+    def stream_observer(self, batch: Any) -> np.ndarray:
+        """Per trial of a stream, whether the Bayesian observer of the block prior is correct.
+
+        What the observer knows: the generative process. A block of ``block_size`` trials
+        starts at ``reset`` and after every ``block_size`` trials; its type is drawn uniformly
+        from the rows of ``probs`` (``(p(left), p(right))``), independently of the previous
+        block (a type can repeat); within a block the sides are independent draws from its
+        type; the contrast is uniform over ``cohs``; each input carries Gaussian noise of std
+        ``sigma``. What it sees: each trial's two inputs and, after answering, whether its
+        answer was correct, which with two sides tells it the side. What it does not know:
+        the block types, the contrasts, the noise.
+
+        It answers with the more probable side: the stimulus's log odds (the contrast
+        marginalised) plus the log prior odds ``p(right) = sum_k P(type k | sides so far in
+        this block) * probs[k, 1]``; the posterior over types restarts uniform with each
+        block. Ties go to the left.
+
+        Args:
+            batch: Consecutive trials of one env from its ``reset``, a numpy
+                :class:`~neurogym.data.TrainingBatch` (``neurogym.batch(env, n, seed=0)``).
+
+        Returns:
+            ``(B,)``: 1.0 where the observer's answer is the side, else 0.0.
+        """
+        stimulus = self._stimulus_log_odds(batch)
+        sides = np.asarray(batch.trial["ground_truth"])
+        log_probs = np.log(self.probs)
+        correct = np.empty(len(sides))
+        log_post = np.zeros(len(self.probs))
+        for t, side in enumerate(sides):
+            if t % self.block_size == 0:
+                log_post[:] = 0.0  # a new block: its type is a fresh uniform draw
+            post = np.exp(log_post - log_post.max())
+            p_right = post @ self.probs[:, 1] / post.sum()
+            choice = int(stimulus[t] + np.log(p_right) - np.log1p(-p_right) > 0)
+            correct[t] = choice == side
+            log_post += log_probs[:, side]  # the feedback revealed the side
+        return correct
 
     def _sides(self, b: BatchBuilder) -> np.ndarray:
         block = b.set_param("block", self._next_blocks(b.rng, b.n))
