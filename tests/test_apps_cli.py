@@ -17,6 +17,7 @@ def test_the_apps_declare_train_plot_and_sweep():
     assert {name: spec.distribution for name, spec in commands.items()} == {
         "plot": "neurogym-apps",
         "sweep": "neurogym-apps",
+        "analyze": "neurogym-apps",
         "train": "neurogym-apps",
     }
 

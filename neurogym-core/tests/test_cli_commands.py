@@ -60,7 +60,8 @@ def run(capsys, *argv):
 
 
 @pytest.mark.parametrize(("command", "extra"), [("train", "train"), ("plot", "plot"),
-                                                 ("sweep", "train")])  # fmt: skip
+                                                 ("sweep", "train"),
+                                                 ("analyze", "analysis")])  # fmt: skip
 def test_a_first_party_command_that_is_not_installed_says_which_package_brings_it(
     capsys, command, extra
 ):

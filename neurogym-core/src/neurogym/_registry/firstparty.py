@@ -148,7 +148,12 @@ FIRST_PARTY: tuple[FamilyRow, ...] = (
         "neurogym-apps",
         "apps",
         (),
-        commands=(("train", "train"), ("plot", "plot"), ("sweep", "train")),
+        commands=(
+            ("train", "train"),
+            ("plot", "plot"),
+            ("sweep", "train"),
+            ("analyze", "analysis"),
+        ),
     ),
 )
 
