@@ -162,9 +162,10 @@ class ChangingEnvironment(ngym.TrialEnv):
         summed stimulus favours (its log odds with the coherence marginalised; ties: side 1),
         then updates on the outcome: a reward proves the context it chose; a failure has
         probability ``1 - q`` under that context, ``q`` its posterior probability that the
-        side was right, and 1 under the other. With ``h = 1/2`` nothing carries over and it
-        scores :meth:`ideal_observer`'s mean; as ``h`` goes to 0 it approaches the score with
-        the context known.
+        side was right, and 1 under the other. It bets greedily (each trial's most probable
+        answer; it never answers against its posterior to learn more). With ``h = 1/2``
+        nothing carries over and it scores :meth:`ideal_observer`'s mean; as ``h`` goes to 0
+        it approaches the score with the context known.
 
         Args:
             batch: Consecutive trials of one env from its ``reset``, a numpy
