@@ -291,7 +291,7 @@ def install_trainer(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def train(session: nox.Session) -> None:
-    """The main job: train a GRU on one showcase task of each installed family (~3.5 minutes).
+    """The main job: train a GRU on one showcase task of each installed family (~5 minutes).
 
     Prints a table (task, closed-loop accuracy, chance) and writes models, metrics and figures
     under runs/showcase/ (``-- --out DIR`` elsewhere, ``-- --scale 0.1`` for a quick run).
@@ -304,7 +304,7 @@ def train(session: nox.Session) -> None:
 def mainjob(session: nox.Session) -> None:
     """The main job with its full budget, asserting PerceptualDecisionMaking strict >= 0.85.
 
-    Slow (about 3.5 minutes), so not part of the test command.
+    Slow (about 5 minutes), so not part of the test command.
     """
     install_trainer(session)
     install(session, *nox.project.dependency_groups(PYPROJECT, "test"))
@@ -315,9 +315,9 @@ def mainjob(session: nox.Session) -> None:
 def learn(session: nox.Session) -> None:
     """The learnability table: train every task of every installed plugin with one recipe.
 
-    Writes docs/learnability.md: up to 5 minutes per supervised task, two tasks at a time,
-    and the RL tasks with their stable-baselines3 recipes (about 90 minutes on 2 cores;
-    ``-- --seconds S`` sets the budget per task, ``-- --jobs N`` the processes, ``-- --task
+    Writes docs/learnability.md: up to 20,000 training steps per supervised task, two tasks
+    at a time, and the RL tasks with their stable-baselines3 recipes (about 90 minutes on 2
+    cores; ``-- --steps N`` sets the budget per task, ``-- --jobs N`` the processes, ``-- --task
     NAME`` one task, ``-- --rescore`` recomputes ceilings without training, ``-- --ray
     [ADDRESS]`` trains the tasks as Ray tasks, on a local instance or a cluster).
     """
@@ -334,13 +334,29 @@ def learn(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def yang19(session: nox.Session) -> None:
-    """Yang et al. 2019 on CPU: one GRU on all 20 tasks for 60 minutes, strict per-task scores.
+    """Yang et al. 2019 on CPU: one GRU on all 20 tasks, 40,000 steps, strict per-task scores.
 
-    Writes docs/yang19.md, docs/yang19.json and docs/figures/yang19_learning.png (``-- --minutes
-    M`` sets the budget, ``-- --threads N`` the torch threads). Slow: not in the test command.
+    Writes docs/yang19.md, docs/yang19.json and docs/figures/yang19_learning.png (``-- --steps
+    N`` sets the budget, ``-- --threads N`` the torch threads; about an hour on one thread).
+    Slow: not in the test command.
     """
     install_trainer(session)
     session.run("python", "-m", "neurogym_apps.train.yang19", *session.posargs)
+
+
+@nox.session(default=False)
+def analysis(session: nox.Session) -> None:
+    """docs/analysis.md's figures from fresh runs (PDM GRU and RNN, yang19.all; ~7 minutes).
+
+    Trains the three runs into the session's tmp dir and redraws docs/figures/analysis_*.png
+    (``neurogym_apps.analysis._docs``). Slow: not in the test command.
+    """
+    install_trainer(session)
+    install(session, "scikit-learn>=1.4")
+    session.run(
+        "python", "-m", "neurogym_apps.analysis._docs", "--docs", "docs",
+        "--runs", session.create_tmp(), *session.posargs,
+    )  # fmt: skip
 
 
 @nox.session(default=False)
