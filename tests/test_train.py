@@ -598,3 +598,11 @@ def test_a_wrapper_can_declare_the_strict_criterion():
         None,
     )
     assert strict_criterion(neurogym.make(PDM)) == ("fixate-then-respond", 0)
+
+
+def test_a_tasks_observer_of_the_stream_is_its_ceiling():
+    from neurogym_apps.train.learnability import _ceiling
+
+    assert _ceiling(1.0, 0.502, 0.94) == 0.94  # HierarchicalReasoning: memory, not 0.502
+    assert _ceiling(1.0, 0.9, None) == 0.9  # the lower of oracle and the memoryless observer
+    assert _ceiling(0.95, None, None) == 0.95

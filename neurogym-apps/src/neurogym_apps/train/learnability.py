@@ -32,7 +32,7 @@ from neurogym.wrappers import MultiEnvs, iter_chain
 from neurogym_apps import _json
 from neurogym_apps._active import active_task
 from neurogym_apps._cli import add_ray_argument, add_threads_argument
-from neurogym_apps.train._ceilings import observed_ceiling, scripted_score
+from neurogym_apps.train._ceilings import memory_ceiling, observed_ceiling, scripted_score
 from neurogym_apps.train._evaluate import chance_scores, evaluate
 from neurogym_apps.train._progress import torch_threads
 from neurogym_apps.train._rl_rows import RL_RECIPES, rl_row
@@ -253,7 +253,8 @@ def _scored_row(
     try:
         oracle = oracle_performance(spec.id, env_kwargs=kwargs)
         ideal = ideal_ceiling(spec.id, env_kwargs=kwargs)
-        ceiling = oracle if ideal is None else min(oracle, ideal)
+        memory = memory_ceiling(spec.id, env_kwargs=kwargs)
+        ceiling = _ceiling(oracle, ideal, memory)
         stop = _StopWhenLearned(ceiling, check_every) if check_every > 0 else None
         _starting(spec.name, f"supervised, at most {config.steps:,} steps")
         # threads=None: the row's torch_threads holds for training and evaluation alike
@@ -271,6 +272,7 @@ def _scored_row(
         "chance": chance,
         "oracle": oracle,
         "ideal": ideal,
+        "memory": memory,
         "ceiling": ceiling,
         "steps": len(model.history["step"]),
         "trained": model.history["seconds"][-1],
@@ -290,12 +292,21 @@ def rescore(rows: list[dict[str, Any]], eval_trials: int = 500) -> list[dict[str
         if row.get("accuracy") is not None and "rl" not in row:
             kwargs = row.get("env_kwargs") or None
             ideal = ideal_ceiling(row["task"], env_kwargs=kwargs)
-            ceiling = row["oracle"] if ideal is None else min(row["oracle"], ideal)
+            memory = memory_ceiling(row["task"], env_kwargs=kwargs)
+            ceiling = _ceiling(row["oracle"], ideal, memory)
             chance = max(chance_scores(row["task"], eval_trials, env_kwargs=kwargs).values())
             status = _status(row["accuracy"], chance, ceiling)
-            row = {**row, "chance": chance, "ideal": ideal, "ceiling": ceiling, "status": status}
+            scores = {"chance": chance, "ideal": ideal, "memory": memory, "ceiling": ceiling}
+            row = {**row, **scores, "status": status}
         out.append(row)
     return out
+
+
+def _ceiling(oracle: float, ideal: float | None, memory: float | None) -> float:
+    """The row's ceiling: the stream's observer, else the lower of oracle and ideal."""
+    if memory is not None:
+        return memory
+    return oracle if ideal is None else min(oracle, ideal)
 
 
 def _reported(row: dict[str, Any]) -> dict[str, Any]:
@@ -358,8 +369,12 @@ def _header(runs: str) -> list[str]:
         "way; *oracle* is a scripted agent that plays the ground truth;",
         "*ideal* is the task's ideal observer where its inputs leave answers undetermined",
         "(noise, zero coherence, a hidden context or rule, ties: `TrialEnv.ideal_observer`, whose",
-        "docstring in each task says what the observer knows; 20,000 trials); *ceiling* is the",
-        f"lower of the two. A task is *learned* when the network closes {LEARNED_FRACTION:.0%}",
+        "docstring in each task says what the observer knows; 20,000 trials), without memory of",
+        "earlier trials; *memory* is, for a task whose rule, context or block runs on across",
+        "trials, the Bayesian observer of the stream (`stream_observer`: it remembers earlier",
+        "trials and the outcomes of its own answers; 20,000 consecutive trials); *ceiling* is",
+        "*memory* where there is one, else the lower of *oracle* and *ideal*. A task is",
+        f"*learned* when the network closes {LEARNED_FRACTION:.0%}",
         "of the gap from chance to the ceiling.",
         "",
         "- Command: `python3 run.py nox -s learn` (all installed plugins), or per family "
@@ -387,9 +402,9 @@ def _header(runs: str) -> list[str]:
         f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, Python "
         f"{platform.python_version()}, torch {torch.__version__}, numpy {np.__version__}.",
         "",
-        "| task | plugin | accuracy | env perf. | chance | oracle | ideal | ceiling | steps "
-        "| trained | budget | date | status |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| task | plugin | accuracy | env perf. | chance | oracle | ideal | memory | ceiling "
+        "| steps | trained | budget | date | status |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
 
@@ -402,7 +417,8 @@ def _table_row(row: dict[str, Any]) -> str:
     return (
         f"| {task} | {row['plugin']} | {_num(row, 'accuracy')} | {_num(row, 'performance')} "
         f"| {_num(row, 'chance')} | {_num(row, 'oracle')} | {_num(row, 'ideal')} "
-        f"| {_num(row, 'ceiling')} | {row.get('steps', '')} | {_seconds(row.get('trained'))} "
+        f"| {_num(row, 'memory')} | {_num(row, 'ceiling')} | {row.get('steps', '')} "
+        f"| {_seconds(row.get('trained'))} "
         f"| {budget} | {row['date']} | {row['status']} |"
     )
 
