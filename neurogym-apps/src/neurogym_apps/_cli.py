@@ -113,6 +113,18 @@ def configure_train(parser: argparse.ArgumentParser) -> Run:
     parser.add_argument(
         "--eval-trials", type=positive_int, default=500, help="closed-loop trials (500)"
     )
+    parser.add_argument(
+        "--across-trials",
+        action="store_true",
+        help="train on seeded streams of consecutive trials, the state carried across trials "
+        "and the previous action and reward as inputs (docs/training.md)",
+    )
+    parser.add_argument(
+        "--chunk-steps",
+        type=positive_int,
+        default=50,
+        help="with --across-trials, steps per stream and training step (50)",
+    )
     add_threads_argument(parser)
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
     parser.add_argument(

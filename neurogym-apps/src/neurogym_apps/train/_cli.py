@@ -25,6 +25,8 @@ def _config(args: argparse.Namespace) -> TrainConfig:
         seconds=None if args.minutes is None else 60.0 * args.minutes,
         seed=args.seed,
         threads=args.threads,
+        across_trials=args.across_trials,
+        chunk_steps=args.chunk_steps,
     )
 
 

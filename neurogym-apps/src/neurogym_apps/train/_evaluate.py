@@ -410,7 +410,7 @@ def evaluate(
     trials: int = 500,
     *,
     seed: int = 1,
-    carry_state: bool = False,
+    carry_state: bool | None = None,
     chance: bool = True,
     env_kwargs: dict[str, Any] | None = None,
     task: str | None = None,
@@ -418,7 +418,10 @@ def evaluate(
     """Closed-loop scores of a trained model on its task, with chance baselines.
 
     The network steps ``min(trials, 64)`` envs of its task together, each seeded from
-    ``seed``; its recurrent state restarts at every trial unless ``carry_state``. Each trial
+    ``seed``; its recurrent state restarts at every trial unless ``carry_state``. A model
+    trained across trials (``config.across_trials``) steps envs with the feedback inputs it
+    was trained with (:meth:`~neurogym_apps.train.TrainedModel.make_env`) and, by default,
+    carries its state, as it was trained. Each trial
     is scored strictly (:func:`strict_criterion`: for most tasks, fixation held on every step
     before the response and then the correct response) and by the env's own
     ``info["performance"]``, overall and per condition, with the fixation-break rate. With
@@ -430,7 +433,8 @@ def evaluate(
             at once; a recurrent state restarts per trial through ``episode_start``).
         trials: Trials to run.
         seed: Seed of the evaluation envs (different from training's by default).
-        carry_state: Carry the network state across trials.
+        carry_state: Carry the network state across trials (default: only for a model
+            trained across trials).
         chance: Also measure the baselines.
         env_kwargs: Task arguments (default: the ones it was trained with).
         task: The task id, for a stable-baselines3 model whose env was not made by
@@ -442,13 +446,14 @@ def evaluate(
     if is_predict_model(model):
         task, kwargs = predict_task(model, task, env_kwargs)
         act, reset_state = predict_policy(model)
+        make = _maker(task, kwargs)
     else:
         task = model.task if task is None else task
         kwargs = model.env_kwargs if env_kwargs is None else env_kwargs
         act, reset_state = _act_of(model), _zero_rows
-
-    def make() -> gym.Env[Any, Any]:
-        return neurogym.make(task, **kwargs)
+        make = _maker(task, kwargs, feedback=model.config.across_trials)
+    if carry_state is None:
+        carry_state = not is_predict_model(model) and model.config.across_trials
 
     criterion, fixation = strict_criterion(make())
     run = run_closed_loop(
@@ -462,6 +467,22 @@ def evaluate(
     )
     baselines = _baseline_runs(make, trials, seed, fixation) if chance else {}
     return Evaluation.of(run, criterion, baselines)
+
+
+def _maker(
+    task: str, kwargs: dict[str, Any], *, feedback: bool = False
+) -> Callable[[], gym.Env[Any, Any]]:
+    """Makes envs of ``task`` with ``kwargs``, with the feedback inputs if ``feedback``.
+
+    ``feedback``: the inputs of a model trained across trials (``PassAction``, ``PassReward``).
+    """
+    from neurogym_apps.train._across import with_feedback  # it imports this module
+
+    def make() -> gym.Env[Any, Any]:
+        env = neurogym.make(task, **kwargs)
+        return with_feedback(env) if feedback else env
+
+    return make
 
 
 def _baseline_runs(

@@ -13,12 +13,13 @@ import torch
 from torch import nn
 
 import neurogym
+from neurogym_apps.train._across import Streams
 from neurogym_apps.train._progress import Progress
 
 if TYPE_CHECKING:
     from neurogym_apps.train._trainer import TrainConfig, TrainedModel
 
-__all__ = ["HISTORY", "fit", "loss_weights", "progress_for"]
+__all__ = ["HISTORY", "fit", "loss_weights", "progress_for", "stepper"]
 
 
 def loss_weights(data: Any, loss: str, response_weight: float = 1.0) -> torch.Tensor:
@@ -91,15 +92,46 @@ def _step(
     out, _ = network(data.inputs.float())
     weights = loss_weights(data, config.loss, config.response_weight)
     loss, accuracy = _loss(out, data.targets, weights, model.continuous)
-    optimizer.zero_grad()
-    loss.backward()  # type: ignore[no-untyped-call]
-    if config.grad_clip is not None:
-        nn.utils.clip_grad_norm_(network.parameters(), config.grad_clip)
-    optimizer.step()
+    _update(model, loss, optimizer)
     response = math.nan
     if not model.continuous:
         response = _hit_rate(out.detach(), data.targets.long(), data.mask.bool())
     return {"loss": float(loss.detach()), "accuracy": accuracy, "response_accuracy": response}
+
+
+def _update(model: TrainedModel, loss: torch.Tensor, optimizer: torch.optim.Optimizer) -> None:
+    """One Adam step on ``loss`` (gradients clipped to ``config.grad_clip``)."""
+    optimizer.zero_grad()
+    loss.backward()  # type: ignore[no-untyped-call]
+    if model.config.grad_clip is not None:
+        nn.utils.clip_grad_norm_(model.network.parameters(), model.config.grad_clip)
+    optimizer.step()
+
+
+def _across_step(
+    model: TrainedModel, streams: Streams, optimizer: torch.optim.Optimizer
+) -> dict[str, float]:
+    """One Adam step on the next chunk of the streams (training across trials).
+
+    The loss covers every step of the chunk, with the env's ground truth of that step as the
+    target; steps whose target is not the fixation action weigh ``response_weight``.
+    """
+    config = model.config
+    chunk = streams.chunk(model.network, config.chunk_steps)
+    weights = torch.where(chunk.response, config.response_weight, 1.0)
+    loss, accuracy = _loss(chunk.outputs, chunk.targets, weights, continuous=False)
+    _update(model, loss, optimizer)
+    response = _hit_rate(chunk.outputs.detach(), chunk.targets, chunk.response)
+    return {"loss": float(loss.detach()), "accuracy": accuracy, "response_accuracy": response}
+
+
+def stepper(
+    model: TrainedModel, data: gym.Env[Any, Any] | Streams, optimizer: torch.optim.Optimizer
+) -> Callable[[], dict[str, float]]:
+    """The training step of ``model``: on batches of ``data`` (an env), or on its streams."""
+    if isinstance(data, Streams):
+        return lambda: _across_step(model, data, optimizer)
+    return lambda: _step(model, data, optimizer)
 
 
 def _shown(history: dict[str, list[float]]) -> dict[str, float]:
@@ -114,12 +146,14 @@ def _shown(history: dict[str, list[float]]) -> dict[str, float]:
 
 def fit(
     model: TrainedModel,
-    env: gym.Env[Any, Any],
-    optimizer: torch.optim.Optimizer,
+    step_once: Callable[[], dict[str, float]],
     progress: Progress | None,
     callback: Callable[[TrainedModel, int], bool | None] | None = None,
 ) -> None:
-    """Trains ``model`` in place until its budget ends or ``callback`` returns True."""
+    """Trains ``model`` in place until its budget ends or ``callback`` returns True.
+
+    ``step_once`` (see :func:`stepper`) makes one training step and returns its metrics.
+    """
     config, network, history = model.config, model.network, model.history
     start = time.perf_counter()
     step = 0
@@ -131,7 +165,7 @@ def fit(
                 break
             if config.seconds is not None and elapsed >= config.seconds and step > 0:
                 break
-            values = _step(model, env, optimizer)
+            values = step_once()
             step += 1
             for key, value in (("step", step), *values.items()):
                 history[key].append(value)

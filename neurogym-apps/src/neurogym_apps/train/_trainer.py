@@ -17,9 +17,10 @@ import torch
 import neurogym
 from neurogym import validate
 from neurogym_apps import _json
+from neurogym_apps.train._across import Streams, with_feedback
 from neurogym_apps.train._network import CELLS, RecurrentNetwork
 from neurogym_apps.train._progress import torch_threads
-from neurogym_apps.train._steps import HISTORY, fit, loss_weights, progress_for
+from neurogym_apps.train._steps import HISTORY, fit, loss_weights, progress_for, stepper
 
 __all__ = ["LOSSES", "TrainConfig", "TrainedModel", "loss_weights", "train"]
 
@@ -74,6 +75,20 @@ class TrainConfig:
             count is restored afterwards). Default 1: the fastest for these small networks,
             and on a machine shared with other jobs several times faster than torch's
             default of one per core (docs/training.md). None leaves torch's setting alone.
+        across_trials: Train across trials (docs/training.md, "Training across trials"):
+            ``batch_size`` seeded streams of consecutive trials, each an env of the task
+            stepped by the network itself, the recurrent state carried across trial
+            boundaries, and the previous action and reward as extra inputs
+            (``PassAction``, ``PassReward``). For tasks whose trials depend on earlier ones
+            (``cross_trial_state``: a block, rule or context to infer). The loss covers
+            every step, with the env's ground truth of that step (``loss`` must be
+            ``"valid"``; ``response_weight`` weighs the steps whose target is not
+            fixation). A model trained so is evaluated the same way (:func:`evaluate`
+            carries its state by default, and :meth:`TrainedModel.make_env` adds the
+            feedback inputs). False (default): batches of independent trials.
+        chunk_steps: Across trials, the env steps of every stream per training step: the
+            truncation of backpropagation through time (the state is carried on, detached,
+            to the next chunk). Ignored otherwise.
     """
 
     model: str = "gru"
@@ -87,6 +102,8 @@ class TrainConfig:
     loss: str = "valid"
     response_weight: float = 1.0
     threads: int | None = 1
+    across_trials: bool = False
+    chunk_steps: int = 50
 
     def __post_init__(self) -> None:
         validate.choice(self.model, "model", tuple(CELLS))
@@ -104,6 +121,13 @@ class TrainConfig:
             validate.number(self.grad_clip, "grad_clip", minimum=0, exclusive_minimum=True)
         if self.threads is not None:
             validate.positive_int(self.threads, "threads")
+        validate.boolean(self.across_trials, "across_trials")
+        validate.positive_int(self.chunk_steps, "chunk_steps")
+        if self.across_trials and self.loss != "valid":
+            raise ValueError(
+                f"across_trials=True trains on every step with the env's ground truth: loss "
+                f"must be 'valid', got {self.loss!r}"
+            )
 
     @property
     def max_steps(self) -> int | None:
@@ -146,9 +170,18 @@ class TrainedModel:
             f"hidden_size={self.config.hidden_size}, steps={len(losses)}, final_loss={final})"
         )
 
-    def make_env(self) -> gym.Env[Any, Any]:
-        """A new env of the task the model was trained on."""
-        return neurogym.make(self.task, **self.env_kwargs)
+    def make_env(self, env_kwargs: Mapping[str, Any] | None = None) -> gym.Env[Any, Any]:
+        """A new env of the task the model was trained on, with the inputs it was trained with.
+
+        Args:
+            env_kwargs: The task's arguments (default: those it was trained with).
+
+        Returns:
+            The env; for a model trained across trials, wrapped in ``PassAction`` and
+            ``PassReward`` (its previous action and reward are inputs).
+        """
+        kwargs = self.env_kwargs if env_kwargs is None else env_kwargs
+        return _task_env(self.task, kwargs, self.config)
 
     def act(self, obs: np.ndarray, state: Any = None) -> tuple[np.ndarray, Any]:
         """Actions for a batch of single-step observations ``(N, n_in)``; returns the new state."""
@@ -229,7 +262,7 @@ class TrainedModel:
                 raise FileNotFoundError(f"no {name} in {str(path)!r}: not a saved model folder")
         record = _read_record(path / _CONFIG_FILE)
         config = _read_config(record["config"], path / _CONFIG_FILE)
-        _check_task(record, path / _CONFIG_FILE)
+        _check_task(record, config, path / _CONFIG_FILE)
         state = _read_weights(path / _WEIGHTS_FILE)
         _check_weights(state, record, config, path)
         network = RecurrentNetwork(
@@ -308,11 +341,17 @@ def _read_config(entries: dict[str, Any], path: Path) -> TrainConfig:
         raise ValueError(f"{str(path)!r}: config is not a valid TrainConfig: {exc}") from None
 
 
-def _check_task(record: dict[str, Any], path: Path) -> None:
+def _task_env(task: str, kwargs: Mapping[str, Any], config: TrainConfig) -> gym.Env[Any, Any]:
+    """An env of ``task`` as ``config`` trains on it (feedback inputs across trials)."""
+    env = neurogym.make(task, **kwargs)
+    return with_feedback(env) if config.across_trials else env
+
+
+def _check_task(record: dict[str, Any], config: TrainConfig, path: Path) -> None:
     """``n_in``, ``n_out`` and ``continuous`` are those of ``task`` with ``env_kwargs``."""
     task, kwargs = record["task"], record["env_kwargs"]
     try:
-        env = neurogym.make(task, **kwargs)
+        env = _task_env(task, kwargs, config)
         n_in, n_out, continuous = _sizes(env)
     except Exception as exc:  # an unknown task, bad env_kwargs, unsupported spaces
         raise ValueError(
@@ -404,7 +443,9 @@ def train(
     """Trains a recurrent network on ``task`` (loss over ``config.loss``'s steps: every step).
 
     Each step draws one batch with :func:`neurogym.batch` from an env seeded with
-    ``config.seed``, so a run with the same config (and a step budget) is repeatable on CPU.
+    ``config.seed`` (with ``config.across_trials``: the next ``chunk_steps`` steps of
+    ``batch_size`` streams seeded from it), so a run with the same config (and a step budget)
+    is repeatable on CPU.
     Torch uses ``config.threads`` CPU threads (default 1) while it trains; the earlier count
     is restored before it returns.
 
@@ -435,14 +476,19 @@ def train(
     env = neurogym.make(task, **kwargs)
     task_id = env.unwrapped.spec.id if env.unwrapped.spec is not None else task
     _require_batches(env, task)
-    n_in, n_out, continuous = _sizes(env)
+    n_in, n_out, continuous = _sizes(_task_env(task, kwargs, config))
     with torch_threads(config.threads):
         torch.manual_seed(config.seed)
         network = RecurrentNetwork(n_in, n_out, config.hidden_size, config.model)
         optimizer = torch.optim.Adam(network.parameters(), lr=config.lr)
-        env.reset(seed=config.seed)
         model = TrainedModel(network, task_id, kwargs, config, continuous)
         model.history = {key: [] for key in HISTORY}
-        fit(model, env, optimizer, progress_for(config, task_id) if progress else None, callback)
+        if config.across_trials:
+            data: Any = Streams(model.make_env, config.batch_size, config.seed)
+        else:
+            env.reset(seed=config.seed)
+            data = env
+        shown = progress_for(config, task_id) if progress else None
+        fit(model, stepper(model, data, optimizer), shown, callback)
         network.eval()
     return model
