@@ -414,7 +414,7 @@ def test_learnability_rows_merge_per_plugin(tmp_path):
     assert rows["Other"] == stored[0]  # another plugin's row is kept
     text = out.read_text()
     assert "| Null | core |" in text
-    row = "| Other | lab | 0.900 |  | 0.500 | 1.000 |  |  | 7 |  | 9 s | 2026-01-01 | learned |"
+    row = "| Other | lab | 0.900 |  | 0.500 | 1.000 |  |  |  | 7 |  | 9 s | 2026-01-01 | learned |"
     assert row in text
 
 
