@@ -101,6 +101,20 @@ NOTES: dict[str, str] = {
         "default abort=False, PPO broke fixation on every trial (a -0.1 penalty and the trial "
         "goes on), which is why the recipe sets abort=True."
     ),
+    **dict.fromkeys(
+        (
+            "HierarchicalReasoning",
+            "ChangingEnvironment",
+            "IBLBlock",
+            "perceptualdecisionmaking.ibl20",
+        ),
+        "Trained on independent trials, its state restarting at every trial, so it cannot "
+        "learn what the task is about: the rule, context or block runs on across trials and "
+        "must be inferred from earlier trials and their outcomes. Its memoryless score is "
+        "beside the ideal column; the ceiling is the observer of the stream (memory). "
+        "Training across trials, with the feedback inputs the inference needs, is the next "
+        "step (issue #50).",
+    ),
     "Reaching1DWithSelfDistraction": (
         "As Reaching1D (PPO: 0.208 after 1M steps, bar 0.222): the target and the pointer "
         "share one ring, which the policy must also tell apart."
