@@ -53,7 +53,7 @@ LOWERED: list[tuple[str, str, str]] = [
     ("rl.md", "n_steps=128, batch_size=256,", "n_steps=4, batch_size=64,"),
     ("rl.md", "ppo.learn(300_000)", "ppo.learn(64)"),
     ("rl.md", "n_steps=128, batch_size=512,", "n_steps=4, batch_size=64,"),
-    ("rl.md", "rppo.learn(400_000)", "rppo.learn(64)"),
+    ("rl.md", "[(300, 204_800), (1000, 204_800), (2000, 614_400)]", "[(300, 64), (2000, 64)]"),
     ("rl.md", "trials=1000", "trials=20"),
     ("rl.md", "num_trials=3", "num_trials=1"),
     ("scale.md", "seeds=[0, 1, 2],\n", "seeds=[0],\n"),

@@ -71,15 +71,24 @@ class StandardDecision:
 
     A step in both kinds of period counts as fixation (checked first, as upstream does).
 
+    With ``hold_fixation`` (off in every task's default rule, as upstream), fixation is held
+    as labs train it: every step before the trial's first decision step is a fixation step,
+    whatever its period, and a break there ends the trial (``rewards["abort"]``, performance
+    0) whether or not ``env.abort`` is set. Set it per env with
+    ``env.unwrapped.hold_fixation = True`` (:class:`~neurogym.TrialEnv`).
+
     Attributes:
         fixation_periods: Periods in which the agent must hold ``fixation_action``.
         decision_periods: Periods in which a response is scored.
         fixation_action: The action that means "keep fixating".
+        hold_fixation: Fixation is held from the trial's start to its first decision step,
+            and a break ends the trial.
     """
 
     fixation_periods: tuple[str, ...] = ("fixation",)
     decision_periods: tuple[str, ...] = ("decision",)
     fixation_action: int = 0
+    hold_fixation: bool = False
 
     def outcome_table(self, rewards: Mapping[str, Any], abort: bool) -> OutcomeTable:
         """The rule's outcomes: ``table[code][action == gt][action != fixation_action]``.
@@ -93,7 +102,8 @@ class StandardDecision:
                 (with decision periods).
         """
         nothing: Outcome = (0.0, False, False)
-        fixate = (rewards["abort"], bool(abort), False) if self.fixation_periods else nothing
+        held = bool(self.fixation_periods) or self.hold_fixation
+        fixate = (rewards["abort"], bool(abort) or self.hold_fixation, False) if held else nothing
         correct = (rewards["correct"], True, True) if self.decision_periods else nothing
         wrong = (rewards.get("fail", 0.0), True, False) if self.decision_periods else nothing
         return [
@@ -135,10 +145,18 @@ class StandardDecision:
         for kind, name in self._painted(start_t):
             yield kind, _to_steps(start_t[name], dt), _to_steps(end_t[name], dt)
 
-    @staticmethod
-    def _paint(steps: int, spans: Iterable[tuple[int, int, int]]) -> list[int]:
-        """The codes of one trial of ``steps`` steps from its ``(code, first, stop)`` spans."""
+    def _paint(self, steps: int, spans: Iterable[tuple[int, int, int]]) -> list[int]:
+        """The codes of one trial of ``steps`` steps from its ``(code, first, stop)`` spans.
+
+        With ``hold_fixation``, the steps before the first decision step are fixation first.
+        """
+        spans = list(spans)
         codes = [NEUTRAL] * steps
+        if self.hold_fixation:
+            starts = [first for kind, first, _ in spans if kind == RESPOND]
+            if starts:
+                held = min(max(min(starts), 0), steps)
+                codes[:held] = [FIXATE] * held
         for kind, first, stop in spans:
             first, stop = max(first, 0), min(stop, steps)
             if stop > first:
@@ -199,7 +217,14 @@ class StandardDecision:
         k = np.arange(steps)
         starts = {name: np.asarray(value, dtype=float) for name, value in start_t.items()}
         ends = {name: np.asarray(value, dtype=float) for name, value in end_t.items()}
-        for kind, first, stop in self._spans(starts, ends, dt):
+        spans = list(self._spans(starts, ends, dt))
+        responds = [
+            np.broadcast_to(first, lengths.shape) for kind, first, _ in spans if kind == RESPOND
+        ]
+        if self.hold_fixation and responds:  # fixation to the first decision step, painted first
+            held = np.minimum(np.min(responds, axis=0), lengths)
+            grid[k < held[:, None]] = FIXATE
+        for kind, first, stop in spans:
             inside = (k >= first[:, None]) & (k < np.minimum(stop, lengths)[:, None])
             grid[inside] = kind
         return grid

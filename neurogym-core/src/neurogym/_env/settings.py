@@ -15,7 +15,8 @@ After construction they change through one path each, never around it:
   by those dicts (:class:`~neurogym._env.rewards.RewardDict`,
   :class:`~neurogym.timing.TimingDict`), which remember the edits: a later
   ``configure`` applies them again.
-* ``abort``, ``rule`` and the spaces are checked when assigned. (``r_tmax`` is read at
+* ``abort``, ``rule`` (and ``hold_fixation``, which sets the rule's) and the spaces are
+  checked when assigned; ``configure`` keeps ``hold_fixation``. (``r_tmax`` is read at
   every timeout: a plain attribute, which some tasks set per trial.)
 
 What a setting holds is immutable: the lists in timing specs and the lists and arrays a task
@@ -356,7 +357,10 @@ def configured(env: TrialEnv, changes: dict[str, Any]) -> None:
             fresh.rewards.update(rewards)
         if timing is not None:
             fresh.timing.update(timing)
+        held = env.hold_fixation  # a setting of the env, not an argument: kept
         vars(env).update(state)
+        if held and not env.hold_fixation:  # the task sets its rule in __init__
+            env.hold_fixation = True
         env._config_version += 1
         env._settings_changed()
         return
