@@ -62,11 +62,6 @@ def test_results_print_in_one_line(timing_run):
     assert "accuracy=0.000" in repr(timing_run.evaluation)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="docs/learnability.json holds NaN fixation-break rates until the learnability store "
-    "is written and read with neurogym_apps._json (next: #48 item 4, learnability.py)",
-)
 def test_the_published_json_files_are_strict_json():
     published = sorted((ROOT / "docs").glob("*.json"))
     assert published  # docs/learnability.json, docs/yang19.json
