@@ -417,6 +417,13 @@ def _num(value: object) -> str:
     return f"{value:.3f}"
 
 
+def _budget(row: Mapping[str, Any]) -> str:
+    """A row's training budget: steps, or seconds for rows trained under a time budget."""
+    if isinstance(row.get("budget_steps"), int):
+        return f"{row['budget_steps']:,} steps"
+    return f"{row['seconds']:g} s" if row.get("seconds") else DASH
+
+
 def learnability_section(row: Mapping[str, Any] | None, page: str) -> list[str]:
     """The task's row of the learnability table, or why there is none."""
     link = rel("learnability.md", page)
@@ -425,7 +432,7 @@ def learnability_section(row: Mapping[str, Any] | None, page: str) -> list[str]:
         text = f"Not measured yet: this task has no row in the [learnability table]({link})."
         return [*lines, text, ""]
     args = ", ".join(f"{k}={v!r}" for k, v in row.get("env_kwargs", {}).items())
-    budget = row.get("rl") or (f"{row['seconds']:g} s" if row.get("seconds") else DASH)
+    budget = row.get("rl") or _budget(row)
     trained = row.get("trained")
     lines += [
         f"One recipe for every task ([learnability table]({link}); strict closed-loop "
