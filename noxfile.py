@@ -361,7 +361,7 @@ def analysis(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def rl(session: nox.Session) -> None:
-    """docs/rl.md with its full budgets: PPO 0.70 strict, RecurrentPPO 0.70 env performance.
+    """docs/rl.md with its full budgets: PPO 0.70 strict, RecurrentPPO 0.80 strict (fixation held).
 
     Not part of the test command (tests/test_rl.py runs the same page with tiny budgets).
     """
