@@ -1,4 +1,4 @@
-"""Supervised training of a recurrent network on whole batches of trials."""
+"""Supervised training of a recurrent network on whole batches of trials, or across trials."""
 
 from __future__ import annotations
 
