@@ -71,6 +71,8 @@ def test_only_training_across_trials_fits_an_answer_given_on_the_previous_trial(
     assert np.mean(losses[-20:]) < 0.35 < np.log(2)  # chance: ln 2
     carried = evaluate(model, 200, seed=1, chance=False)
     restarted = evaluate(model, 200, seed=1, chance=False, carry_state=False)
+    independent = train(echo, steps=100, hidden_size=16, batch_size=8, lr=2e-2, progress=False)
+    assert np.mean(independent.history["loss"][-20:]) > 0.6  # each row a trial: no memory
     # The first trial of each of the 64 envs cannot be known: 0.84 at best on 200 trials
     assert carried.accuracy > 0.75
     assert restarted.accuracy < 0.62  # the memory is the network's state, not its input
