@@ -250,7 +250,7 @@ def test_no_wheel_pins_exactly_but_the_neurogym_wheel_its_core(directory, wheelh
     )
     assert set(exact) == allowed, requires
     assert sorted(r for r in requires if r.startswith("torch")) == (
-        [f"torch<3,>=2.3; extra == '{e}'" for e in ("ray", "rl", "torch")]
+        [f"torch<3,>=2.3; extra == '{e}'" for e in ("analysis", "ray", "rl", "torch")]
         if directory.name == "neurogym-apps"
         else []
     )
