@@ -291,7 +291,7 @@ def install_trainer(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def train(session: nox.Session) -> None:
-    """The main job: train a GRU on one showcase task of each installed family (~5 minutes).
+    """The main job: train a GRU on one showcase task of each installed family (~4 minutes).
 
     Prints a table (task, closed-loop accuracy, chance) and writes models, metrics and figures
     under runs/showcase/ (``-- --out DIR`` elsewhere, ``-- --scale 0.1`` for a quick run).
@@ -304,7 +304,7 @@ def train(session: nox.Session) -> None:
 def mainjob(session: nox.Session) -> None:
     """The main job with its full budget, asserting PerceptualDecisionMaking strict >= 0.85.
 
-    Slow (about 5 minutes), so not part of the test command.
+    Slow (about 4 minutes), so not part of the test command.
     """
     install_trainer(session)
     install(session, *nox.project.dependency_groups(PYPROJECT, "test"))
