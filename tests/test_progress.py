@@ -67,6 +67,32 @@ def test_threads_are_restored_when_training_fails(threads_before):
     assert torch.get_num_threads() == threads_before
 
 
+@pytest.mark.parametrize(("threads", "during"), [(None, 3), (1, 1)])
+def test_evaluate_uses_one_thread_by_default_and_restores_the_setting(
+    threads, during, threads_before, monkeypatch
+):
+    from neurogym_apps.train import _evaluate, evaluate
+
+    model = train(PDM, steps=2, hidden_size=8, progress=False)
+    seen = []
+    act_of = _evaluate._act_of
+
+    def counting(model):
+        act = act_of(model)
+
+        def counted(obs, state, rng):
+            seen.append(torch.get_num_threads())
+            return act(obs, state, rng)
+
+        return counted
+
+    monkeypatch.setattr(_evaluate, "_act_of", counting)
+    kwargs = {} if threads == 1 else {"threads": threads}  # 1 is the default
+    evaluate(model, 4, chance=False, **kwargs)
+    assert set(seen) == {during}
+    assert torch.get_num_threads() == threads_before
+
+
 @pytest.mark.parametrize("threads", [0, -1, 1.5, "2"])
 def test_bad_threads_are_refused_with_the_value(threads):
     with pytest.raises((TypeError, ValueError), match="threads"):

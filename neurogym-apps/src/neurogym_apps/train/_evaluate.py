@@ -414,6 +414,7 @@ def evaluate(
     chance: bool = True,
     env_kwargs: dict[str, Any] | None = None,
     task: str | None = None,
+    threads: int | None = 1,
 ) -> Evaluation:
     """Closed-loop scores of a trained model on its task, with chance baselines.
 
@@ -425,7 +426,8 @@ def evaluate(
     is scored strictly (:func:`strict_criterion`: for most tasks, fixation held on every step
     before the response and then the correct response) and by the env's own
     ``info["performance"]``, overall and per condition, with the fixation-break rate. With
-    ``chance``, a random and a fixation-only policy are measured the same way.
+    ``chance``, the baselines of :func:`baseline_policies` (random actions, always fixating
+    and :class:`Guess`) are measured the same way.
 
     Args:
         model: A :class:`~neurogym_apps.train.TrainedModel`, or a stable-baselines3 model (PPO,
@@ -439,10 +441,29 @@ def evaluate(
         env_kwargs: Task arguments (default: the ones it was trained with).
         task: The task id, for a stable-baselines3 model whose env was not made by
             :func:`neurogym_apps.rl.as_sb3_vec_env` (default: the model's task).
+        threads: torch CPU threads while evaluating, restored afterwards (the policy of
+            :class:`~neurogym_apps.train.TrainConfig`: 1, the fastest for these small
+            networks and several times faster than torch's default on a shared machine);
+            None leaves torch's setting alone.
 
     Returns:
         The :class:`Evaluation`.
     """
+    from neurogym_apps.train._progress import torch_threads  # imports torch
+
+    with torch_threads(threads):
+        return _evaluate(model, trials, seed, carry_state, chance, env_kwargs, task)
+
+
+def _evaluate(
+    model: Any,
+    trials: int,
+    seed: int,
+    carry_state: bool | None,
+    chance: bool,
+    env_kwargs: dict[str, Any] | None,
+    task: str | None,
+) -> Evaluation:
     if is_predict_model(model):
         task, kwargs = predict_task(model, task, env_kwargs)
         act, reset_state = predict_policy(model)
