@@ -196,10 +196,9 @@ class _StopWhenLearned:
         self.learned_at: int | None = None
 
     def __call__(self, model: Any, step: int) -> bool:
-        trained = len(model.history["step"])
-        if trained < self.next_check:
+        if step < self.next_check:
             return False
-        self.next_check = trained + self.every
+        self.next_check = step + self.every
         check = evaluate(model, CHECK_TRIALS, seed=2, chance=self.chance is None)
         if self.chance is None:
             self.chance = check.chance_level
@@ -207,7 +206,7 @@ class _StopWhenLearned:
         # network that the evaluation (other trials) then finds below it
         error = math.sqrt(max(check.accuracy * (1 - check.accuracy), 0.01) / CHECK_TRIALS)
         if _is_learned(check.accuracy - error, self.chance, self.ceiling):
-            self.learned_at = trained
+            self.learned_at = step
             return True
         return False
 

@@ -21,7 +21,7 @@ from neurogym.rules import StandardDecision
 
 if TYPE_CHECKING:
     from neurogym._env.current import CurrentTrial
-    from neurogym.rules import OutcomeTable, StandardDecision
+    from neurogym.rules import OutcomeTable
 
 __all__ = ["RuleStepping"]
 
