@@ -334,10 +334,11 @@ def learn(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def yang19(session: nox.Session) -> None:
-    """Yang et al. 2019 on CPU: one GRU on all 20 tasks, 40,000 steps, strict per-task scores.
+    """Yang et al. 2019 on CPU: one GRU on all 20 tasks, 26,000 steps, strict per-task scores.
 
-    Writes docs/yang19.md, docs/yang19.json and docs/figures/yang19_learning.png (``-- --steps
-    N`` sets the budget, ``-- --threads N`` the torch threads; about an hour on one thread).
+    Writes docs/yang19.md, docs/yang19.json and docs/figures/yang19_learning.png and saves the
+    network to runs/yang19 (``-- --steps N`` sets the budget, ``-- --threads N`` the torch
+    threads, ``-- --save DIR`` the run folder; about an hour on one thread).
     Slow: not in the test command.
     """
     install_trainer(session)

@@ -521,7 +521,8 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
 
     args = ["--steps", "6", "--every", "3", "--eval-trials", "8", "--hidden", "16"]
     small = ["--final-trials", "16", "--ceiling-trials", "2000"]
-    status = yang19.main([*args, *small, "--threads", "1", "--docs", str(tmp_path)])
+    where = ["--docs", str(tmp_path), "--save", str(tmp_path / "run")]
+    status = yang19.main([*args, *small, "--threads", "1", *where])
     assert status == 1  # a second of training reaches 0.90 on no task
     text = (tmp_path / "yang19.md").read_text()
     assert all(f"| {name} |" in text for name in yang19.task_names())
@@ -538,6 +539,8 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     assert len(points) >= 2
     assert set(points[-1]) >= {"step", "trials", "minutes", "dm1", "dnmc"}
     assert (tmp_path / "figures" / "yang19_learning.png").stat().st_size > 10_000
+    saved = TrainedModel.load(tmp_path / "run")  # the network, for neurogym analyze
+    assert (saved.config.hidden_size, saved.config.lr_schedule) == (16, "cosine")
 
 
 def test_ideal_ceilings_and_rescoring_the_stored_rows():

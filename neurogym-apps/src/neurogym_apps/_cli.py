@@ -109,6 +109,12 @@ def configure_train(parser: argparse.ArgumentParser) -> Run:
     parser.add_argument("--model", choices=("gru", "lstm", "rnn"), default="gru", help="(gru)")
     parser.add_argument("--hidden", type=positive_int, default=64, help="hidden units (64)")
     parser.add_argument("--lr", type=positive_float, default=3e-3, help="learning rate (0.003)")
+    parser.add_argument(
+        "--lr-schedule",
+        choices=("constant", "cosine"),
+        default="constant",
+        help="constant (default), or cosine: anneal the learning rate to 0 over --steps",
+    )
     parser.add_argument("--batch-size", type=positive_int, default=32, help="trials per step (32)")
     parser.add_argument(
         "--eval-trials", type=positive_int, default=500, help="closed-loop trials (500)"

@@ -40,10 +40,18 @@ from neurogym_apps.train._evaluate import Evaluation, evaluate
 from neurogym_apps.train._network import RecurrentNetwork
 from neurogym_apps.train._progress import torch_threads
 from neurogym_apps.train._report import RunResult, plot_loss, train_and_report, write_figures
-from neurogym_apps.train._trainer import LOSSES, TrainConfig, TrainedModel, loss_weights, train
+from neurogym_apps.train._trainer import (
+    LOSSES,
+    LR_SCHEDULES,
+    TrainConfig,
+    TrainedModel,
+    loss_weights,
+    train,
+)
 
 __all__ = [
     "LOSSES",
+    "LR_SCHEDULES",
     "Evaluation",
     "RecurrentNetwork",
     "RunResult",

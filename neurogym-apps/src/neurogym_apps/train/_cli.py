@@ -20,6 +20,7 @@ def _config(args: argparse.Namespace) -> TrainConfig:
         model=args.model,
         hidden_size=args.hidden,
         lr=args.lr,
+        lr_schedule=args.lr_schedule,
         batch_size=args.batch_size,
         steps=args.steps,
         seconds=None if args.minutes is None else 60.0 * args.minutes,

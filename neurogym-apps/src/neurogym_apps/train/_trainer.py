@@ -22,7 +22,7 @@ from neurogym_apps.train._network import CELLS, RecurrentNetwork
 from neurogym_apps.train._progress import torch_threads
 from neurogym_apps.train._steps import HISTORY, fit, loss_weights, progress_for, stepper
 
-__all__ = ["LOSSES", "TrainConfig", "TrainedModel", "loss_weights", "train"]
+__all__ = ["LOSSES", "LR_SCHEDULES", "TrainConfig", "TrainedModel", "loss_weights", "train"]
 
 _DEFAULT_STEPS = 1000
 _CONFIG_FILE = "config.json"
@@ -30,6 +30,8 @@ _WEIGHTS_FILE = "model.pt"
 
 #: The losses :class:`TrainConfig` offers (see its ``loss`` attribute).
 LOSSES = ("valid", "cost", "mask")
+#: The learning-rate schedules :class:`TrainConfig` offers (see its ``lr_schedule``).
+LR_SCHEDULES = ("constant", "cosine")
 _LEGACY_LOSS = "mask"  # what a config.json written before the loss field was trained with
 
 
@@ -40,7 +42,12 @@ class TrainConfig:
     Attributes:
         model: The recurrent core: ``"gru"``, ``"lstm"`` or ``"rnn"``.
         hidden_size: Recurrent units.
-        lr: Adam learning rate.
+        lr: Adam learning rate (the initial one with ``lr_schedule="cosine"``).
+        lr_schedule: ``"constant"`` (default) or ``"cosine"``: the learning rate falls from
+            ``lr`` to 0 along half a cosine over the ``steps`` budget
+            (``torch.optim.lr_scheduler.CosineAnnealingLR``), which lets a network settle
+            close to a noise-limited task's ceiling at the end of a fixed budget. Needs a
+            ``steps`` budget and no ``seconds`` budget.
         batch_size: Trials per training step (one ``neurogym.batch`` each).
         steps: Budget in training steps; with ``seconds`` too, whichever ends first.
         seconds: Budget in wall-clock seconds, at least one step (not reproducible across
@@ -94,6 +101,7 @@ class TrainConfig:
     model: str = "gru"
     hidden_size: int = 64
     lr: float = 3e-3
+    lr_schedule: str = "constant"
     batch_size: int = 32
     steps: int | None = None
     seconds: float | None = None
@@ -108,6 +116,12 @@ class TrainConfig:
     def __post_init__(self) -> None:
         validate.choice(self.model, "model", tuple(CELLS))
         validate.choice(self.loss, "loss", LOSSES)
+        validate.choice(self.lr_schedule, "lr_schedule", LR_SCHEDULES)
+        if self.lr_schedule != "constant" and (self.steps is None or self.seconds is not None):
+            raise ValueError(
+                f"lr_schedule={self.lr_schedule!r} anneals over the steps budget: it needs "
+                f"steps= and no seconds= (got steps={self.steps!r}, seconds={self.seconds!r})"
+            )
         validate.positive_int(self.hidden_size, "hidden_size")
         validate.number(self.response_weight, "response_weight", minimum=0, exclusive_minimum=True)
         validate.number(self.lr, "lr", minimum=0, exclusive_minimum=True)
@@ -415,6 +429,25 @@ def _require_batches(env: gym.Env[Any, Any], task: str) -> None:
         ) from exc
 
 
+def _scheduled(
+    step_once: Callable[[], dict[str, float]],
+    optimizer: torch.optim.Optimizer,
+    config: TrainConfig,
+) -> Callable[[], dict[str, float]]:
+    """``step_once`` followed by a step of ``config.lr_schedule`` (nothing when constant)."""
+    if config.lr_schedule == "constant":
+        return step_once
+    assert config.steps is not None  # TrainConfig checks it
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config.steps)
+
+    def step_and_anneal() -> dict[str, float]:
+        values = step_once()
+        schedule.step()
+        return values
+
+    return step_and_anneal
+
+
 def _sizes(env: gym.Env[Any, Any]) -> tuple[int, int, bool]:
     """(inputs, outputs, continuous) for a task's spaces."""
     obs = env.observation_space
@@ -489,6 +522,6 @@ def train(
             env.reset(seed=config.seed)
             data = env
         shown = progress_for(config, task_id) if progress else None
-        fit(model, stepper(model, data, optimizer), shown, callback)
+        fit(model, _scheduled(stepper(model, data, optimizer), optimizer, config), shown, callback)
         network.eval()
     return model

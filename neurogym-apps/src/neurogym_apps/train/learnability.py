@@ -67,6 +67,16 @@ RECIPES: dict[str, dict[str, Any]] = {
     # workaround for inputs that could not tell its categories apart (fixed in the task).
     # MemoryRecall holds two 10-element patterns: 0.933 with 64 units in 300 s (bar 0.95)
     "MemoryRecall": {"hidden_size": 128},
+    # Tasks whose rule, context or block runs on across trials (#50): trained across trials
+    # (the state carried, the previous action and reward as inputs) and scored against the
+    # observer of the stream. A step there is 32 streams x 50 env steps (1,600 env steps,
+    # about 10 times a batch of trials), hence the smaller budgets; IBLBlock's one-step
+    # trials make its env steps the slowest (0.33 s per training step against 0.07-0.09).
+    "HierarchicalReasoning": {"across_trials": True, "budget": 0.3},
+    "IBL": {"across_trials": True, "budget": 0.3},
+    "perceptualdecisionmaking.ibl20": {"across_trials": True, "budget": 0.3},
+    "ChangingEnvironment": {"across_trials": True, "budget": 0.5},
+    "IBLBlock": {"across_trials": True, "budget": 0.15},
 }
 
 

@@ -197,8 +197,9 @@ def _markdown(
     lines += [
         "",
         f"{len(reached)} of {len(names)} tasks reach their target at the end of the budget "
-        "(minutes and trials to target are read off the learning curves, whose 200-trial "
-        "scores have a standard error of about 0.02 near 0.9).",
+        "(minutes and trials to target are read off the learning curves, whose "
+        f"{meta['eval_trials']}-trial scores have a standard error of about "
+        f"{(0.09 / meta['eval_trials']) ** 0.5:.2f} near 0.9).",
         "",
         "![learning curves per task](figures/yang19_learning.png)",
         "",
@@ -238,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m neurogym_apps.train.yang19", description=__doc__
     )
     parser.add_argument(
-        "--steps", type=positive_int, default=40_000, help="training steps (40000)"
+        "--steps", type=positive_int, default=26_000, help="training steps (26000)"
     )
     parser.add_argument(
         "--every", type=positive_int, default=3000, help="training steps between evaluations"
@@ -250,8 +251,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--final-trials", type=int, default=1000, help="trials per task, final scores (1000)"
     )
     parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--batch-size", type=int, default=128)
     parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument(
+        "--lr-schedule",
+        choices=("constant", "cosine"),
+        default="cosine",
+        help="cosine (default): anneal the learning rate to 0 over the budget",
+    )
+    parser.add_argument(
+        "--save",
+        type=Path,
+        default=Path("runs/yang19"),
+        metavar="DIR",
+        help="where the trained network is saved, replacing a run there (runs/yang19; "
+        "neurogym analyze DIR reads it)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     add_threads_argument(parser)
     parser.add_argument(
@@ -271,6 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = TrainConfig(
         hidden_size=args.hidden,
         lr=args.lr,
+        lr_schedule=args.lr_schedule,
         batch_size=args.batch_size,
         steps=args.steps,
         seed=args.seed,
@@ -283,14 +299,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         curves.add(model, steps, model.history["seconds"][-1])
         model.network.eval()
         final = evaluate_per_task(model, args.final_trials, seed=2)
+    model.save(args.save, overwrite=True)
     meta = {
         "command": "python -m neurogym_apps.train.yang19 " + " ".join(argv or sys.argv[1:]),
         "recipe": (
-            f"GRU, {args.hidden} units, Adam lr {args.lr}, batches of {args.batch_size} mixed "
-            f"trials, loss over every step up to the response (`TrainConfig.loss='valid'`), "
+            f"GRU, {args.hidden} units, Adam lr {args.lr} ({args.lr_schedule} schedule), "
+            f"batches of {args.batch_size} mixed trials, loss over every step up to the "
+            "response (`TrainConfig.loss='valid'`), "
             f"gradient clip 1.0, seed {args.seed}, {args.threads} torch thread(s)"
         ),
         "steps": args.steps,
+        "saved": str(args.save),
         "every_steps": args.every,
         "minutes": model.history["seconds"][-1] / 60,
         "eval_trials": args.eval_trials,
