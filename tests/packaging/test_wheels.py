@@ -9,8 +9,8 @@ plugin's wheel is installed with core's into a fresh virtual environment holding
 listed, made, reset and stepped there, no application code is installed, and ``neurogym
 train`` says which package brings it. Every wheel installed together into a fresh venv passes
 ``neurogym check`` on every task. A venv holding upstream's ``neurogym==2.3.1`` is upgraded to
-this checkout's ``neurogym[train,plot]``: every first-party task works there, ``neurogym plot``
-draws and ``neurogym train`` trains.
+this checkout's ``neurogym[train,plot]``: every first-party task works there, psignifit (the
+plot extra's psychometric fits) imports, ``neurogym plot`` draws and ``neurogym train`` trains.
 """
 
 from __future__ import annotations
@@ -165,6 +165,7 @@ def test_neurogym_upgrades_a_2_3_1_venv_to_every_task_and_the_app_commands(wheel
         "core": project(CORE)["version"],
         "left of 2.3.1": [],
     }
+    run([bin_dir / "python", "-c", "import psignifit"], env=env)  # the plot extra's fits
     out = tmp_path / "pdm.png"
     run([bin_dir / "neurogym", "plot", "PerceptualDecisionMaking", "--out", out], env=env)
     assert out.stat().st_size > 10_000
@@ -254,6 +255,19 @@ def test_no_wheel_pins_exactly_but_the_neurogym_wheel_its_core(directory, wheelh
         if directory.name == "neurogym-apps"
         else []
     )
+
+
+def test_the_plot_extra_brings_the_psychometric_fits(wheelhouse):
+    """``neurogym[plot]`` is ``neurogym-apps[plot]``: matplotlib and psignifit (fit_psignifit)."""
+    apps, meta = (
+        re.findall(r"^Requires-Dist: (.*)$", _metadata(_wheel(wheelhouse, d)), re.MULTILINE)
+        for d in (ROOT / "neurogym-apps", META)
+    )
+    assert {r for r in apps if r.endswith("extra == 'plot'")} == {
+        "matplotlib>=3.8; extra == 'plot'",
+        "psignifit<5,>=4.3; extra == 'plot'",
+    }
+    assert "neurogym-apps[plot]<4,>=3.0; extra == 'plot'" in meta
 
 
 def _source_files(directory: Path) -> set[str]:

@@ -7,7 +7,8 @@ no display needed): save it with ``fig.savefig("trial.png")``.
 * :func:`plot_env`: observations, actions against ground truth, rewards and performance of a
   run of any task (:func:`run_env` records one without plotting).
 * :func:`collect_choices`, :func:`fit_psychometric`, :func:`plot_psychometric`: psychometric
-  curves of two-choice tasks.
+  curves of two-choice tasks; :func:`fit_psignifit` fits them with psignifit 4 (lapse rates
+  and credible intervals; psignifit is imported only when it fits).
 * :func:`plot_training`: reward and performance over trials from a ``Monitor``.
 
 ``python -m neurogym_apps.plot DIR`` writes the example figures of ``docs/plotting.md``.
@@ -24,6 +25,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from neurogym_apps.plot._envplot import plot_env
+from neurogym_apps.plot._psignifit import PsignifitFit, fit_psignifit
 from neurogym_apps.plot._psychometric import (
     PsychometricFit,
     collect_choices,
@@ -34,9 +36,11 @@ from neurogym_apps.plot._run import Run, run_env
 from neurogym_apps.plot._training import moving_average, plot_training
 
 __all__ = [
+    "PsignifitFit",
     "PsychometricFit",
     "Run",
     "collect_choices",
+    "fit_psignifit",
     "fit_psychometric",
     "moving_average",
     "plot_env",

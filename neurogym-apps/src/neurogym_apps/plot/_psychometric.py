@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import gymnasium as gym
 import numpy as np
@@ -13,6 +13,9 @@ from matplotlib.figure import Figure
 
 from neurogym import validate
 from neurogym_apps.plot._run import Policy, run_env
+
+if TYPE_CHECKING:
+    from neurogym_apps.plot._psignifit import PsignifitFit
 
 __all__ = ["PsychometricFit", "collect_choices", "fit_psychometric", "plot_psychometric"]
 
@@ -84,17 +87,8 @@ def fit_psychometric(x: Any, choices: Any, kind: Kind = "logistic") -> Psychomet
             that do not depend on strength, or a fit that does not converge.
     """
     validate.choice(kind, "kind", ("logistic", "probit"))
-    xs = np.asarray(x, dtype=float).ravel()
-    ys = np.asarray(choices, dtype=float).ravel()
-    if xs.shape != ys.shape or xs.size == 0:
-        raise ValueError(f"x and choices need one value per trial, got {xs.size} and {ys.size}")
-    if not np.all(np.isin(ys, (0.0, 1.0))) or not np.all(np.isfinite(xs)):
-        raise ValueError("choices must be 0 or 1 and strengths finite numbers")
-    if np.unique(xs).size < 2:
-        raise ValueError("a psychometric fit needs at least 2 distinct strengths")
+    xs, ys = checked_trials(x, choices)
     ones, zeros = xs[ys == 1], xs[ys == 0]
-    if ones.size == 0 or zeros.size == 0:
-        raise ValueError("only one choice occurs: no psychometric function can be fitted")
     # (quasi-)complete separation: a threshold with only one choice on either side, the
     # choices mixed at most at the threshold itself (a network that never errs, answering
     # coherence 0 at chance): the ML slope is infinite in both cases
@@ -112,6 +106,26 @@ def fit_psychometric(x: Any, choices: Any, kind: Kind = "logistic") -> Psychomet
         raise ValueError("the fitted slope is 0: choices do not depend on strength")
     method = "firth" if separated else "ml"
     return PsychometricFit(kind, float(-beta[0] / slope), float(1 / slope), int(xs.size), method)
+
+
+def checked_trials(x: Any, choices: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(strengths, choices)`` as flat float arrays, checked for any psychometric fit.
+
+    Raises:
+        ValueError: On mismatched or non-binary inputs, fewer than 2 distinct strengths or
+            only one choice made.
+    """
+    xs = np.asarray(x, dtype=float).ravel()
+    ys = np.asarray(choices, dtype=float).ravel()
+    if xs.shape != ys.shape or xs.size == 0:
+        raise ValueError(f"x and choices need one value per trial, got {xs.size} and {ys.size}")
+    if not np.all(np.isin(ys, (0.0, 1.0))) or not np.all(np.isfinite(xs)):
+        raise ValueError("choices must be 0 or 1 and strengths finite numbers")
+    if np.unique(xs).size < 2:
+        raise ValueError("a psychometric fit needs at least 2 distinct strengths")
+    if ys.min() == ys.max():
+        raise ValueError("only one choice occurs: no psychometric function can be fitted")
+    return xs, ys
 
 
 def _scoring(design: np.ndarray, ys: np.ndarray, kind: Kind, *, firth: bool) -> np.ndarray:
@@ -215,33 +229,69 @@ def _signed(trial: dict[str, Any], strength: Any, choices: Any, second: int) -> 
     return float(trial[strength]) * (1.0 if second_correct else -1.0)
 
 
+@overload
+def plot_psychometric(
+    strengths: Any,
+    choices: Any,
+    *,
+    kind: Kind | None = ...,
+    fit: Literal["glm"] = ...,
+    xlabel: str = ...,
+    ylabel: str = ...,
+    title: str | None = ...,
+    figsize: tuple[float, float] = ...,
+) -> tuple[Figure, PsychometricFit | None]: ...
+
+
+@overload
+def plot_psychometric(
+    strengths: Any,
+    choices: Any,
+    *,
+    kind: Kind | None = ...,
+    fit: Literal["psignifit"],
+    xlabel: str = ...,
+    ylabel: str = ...,
+    title: str | None = ...,
+    figsize: tuple[float, float] = ...,
+) -> tuple[Figure, PsignifitFit | None]: ...
+
+
 def plot_psychometric(
     strengths: Any,
     choices: Any,
     *,
     kind: Kind | None = "logistic",
+    fit: Literal["glm", "psignifit"] = "glm",
     xlabel: str = "signed stimulus strength",
     ylabel: str = "P(second choice)",
     title: str | None = None,
     figsize: tuple[float, float] = (5.0, 4.0),
-) -> tuple[Figure, PsychometricFit | None]:
+) -> tuple[Figure, PsychometricFit | PsignifitFit | None]:
     """Binned choice probability (mean ± SEM per distinct strength) and the fitted curve.
 
     Args:
         strengths: Signed strengths, one per trial (the x-axis spans their range).
         choices: 0/1 choices, one per trial.
         kind: ``"logistic"``, ``"probit"`` or None (no fit).
+        fit: ``"psignifit"``: :func:`fit_psignifit` (lapse rates and credible intervals,
+            drawn: the threshold's interval as a bar at the curve's midpoint, the guess and
+            lapse rates' as bands at the asymptotes; needs psignifit, the plot extra).
+            ``"glm"`` (the default, kept for the figures and fits of earlier releases):
+            :func:`fit_psychometric`, which takes any number of distinct strengths.
         xlabel: Label of the x-axis.
         ylabel: Label of the y-axis.
         title: Figure title; default the fitted parameters.
         figsize: Figure size in inches.
 
     Returns:
-        The figure and the fit (None if ``kind`` is None).
+        The figure and the fit: a :class:`PsychometricFit` (``fit="glm"``), a
+        :class:`~neurogym_apps.plot.PsignifitFit` (``fit="psignifit"``), or None if ``kind``
+        is None.
     """
+    validate.choice(fit, "fit", ("glm", "psignifit"))
     xs = np.asarray(strengths, dtype=float)
     ys = np.asarray(choices, dtype=float)
-    fit = None if kind is None else fit_psychometric(xs, ys, kind)
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.subplots()
     levels = np.unique(xs)
@@ -249,17 +299,24 @@ def plot_psychometric(
     counts = np.array([(xs == level).sum() for level in levels])
     sems = np.sqrt(means * (1 - means) / np.maximum(counts - 1, 1))
     ax.errorbar(levels, means, yerr=sems, fmt="o", color="k", capsize=3, label="data ± SEM")
-    if fit is not None:
-        grid = np.linspace(xs.min(), xs.max(), 200)
-        how = " (bias-reduced: perfect separation)" if fit.method == "firth" else ""
-        ax.plot(grid, fit.predict(grid), color="C0", linewidth=2, label=f"{fit.kind} fit{how}")
-        default = f"bias {fit.bias:.3g}, scale {fit.scale:.3g} (n = {fit.n})"
-    else:
+    grid = np.linspace(xs.min(), xs.max(), 200) if xs.size else np.zeros(0)
+    result: PsychometricFit | PsignifitFit | None = None
+    if kind is None:
         default = f"n = {xs.size}"
+    elif fit == "psignifit":
+        from neurogym_apps.plot._psignifit import draw_psignifit, fit_psignifit
+
+        result = bayes = fit_psignifit(xs, ys, kind)
+        default = draw_psignifit(ax, bayes, grid)
+    else:
+        result = glm = fit_psychometric(xs, ys, kind)
+        how = " (bias-reduced: perfect separation)" if glm.method == "firth" else ""
+        ax.plot(grid, glm.predict(grid), color="C0", linewidth=2, label=f"{kind} fit{how}")
+        default = f"bias {glm.bias:.3g}, scale {glm.scale:.3g} (n = {glm.n})"
     ax.axhline(0.5, color="0.7", linewidth=0.8, linestyle=":")
     ax.set_ylim(-0.03, 1.03)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     fig.legend(loc="outside lower center", ncols=2, frameon=False, fontsize=8)
     ax.set_title(title or default, fontsize=10)
-    return fig, fit
+    return fig, result

@@ -94,27 +94,67 @@ def has_psychometric(env: Any, strength: str = "coh") -> bool:
     return strength in (env.unwrapped.trial or {})
 
 
+#: Closed-loop trials behind a run's psychometric curve and fit.
+PSYCHOMETRIC_TRIALS = 300
+
+
 def psychometric_figure(model: TrainedModel, title: str, seed: int = 0) -> Any:
     """The trained network's psychometric curve (300 trials, closed loop) as a figure.
 
-    A network that separates the choices perfectly gets Firth's bias-reduced fit; one whose
-    choices admit no fit (it always picks the same side) gets the data alone, and the title
-    says why.
+    The figure of :func:`psychometric_report`, which also returns the fit.
     """
-    from neurogym_apps.plot import collect_choices, fit_psychometric, plot_psychometric
+    return psychometric_report(model, title, seed)[0]
+
+
+def psychometric_report(
+    model: TrainedModel, title: str, seed: int = 0
+) -> tuple[Any, dict[str, Any]]:
+    """The trained network's psychometric curve and its fit, as a figure and as JSON values.
+
+    The choices of :data:`PSYCHOMETRIC_TRIALS` closed-loop trials (seeded by ``seed``),
+    drawn and fitted by :func:`choices_report`.
+    """
+    from neurogym_apps.plot import collect_choices
 
     strengths, choices = collect_choices(
-        model.make_env(), model.policy(), num_trials=300, seed=seed
+        model.make_env(), model.policy(), num_trials=PSYCHOMETRIC_TRIALS, seed=seed
     )
+    return choices_report(strengths, choices, title)
+
+
+def choices_report(strengths: Any, choices: Any, title: str) -> tuple[Any, dict[str, Any]]:
+    """Figure and JSON values of psignifit's fit of (signed strength, choice) pairs.
+
+    The fit is :func:`~neurogym_apps.plot.fit_psignifit` (credible intervals drawn, and in
+    the JSON's ``fit``). Without psignifit installed, a run's figures still draw: the curve
+    is then :func:`~neurogym_apps.plot.fit_psychometric`'s, the figure's title and the JSON's
+    ``psignifit`` say it is missing and how to install it. Choices that admit no fit (a
+    network that always picks one side) are drawn without a curve, ``fit`` is None and
+    ``reason`` says why.
+
+    Returns:
+        The figure and ``{"trials", "fit", ...}`` (strict-JSON values).
+    """
+    from neurogym_apps.plot import PsychometricFit, plot_psychometric
+    from neurogym_apps.plot._psignifit import INSTALL, installed
+
+    values: dict[str, Any] = {"trials": int(np.size(choices))}
+    if not installed():  # a run's figures do not need psignifit: say it is missing
+        values["psignifit"] = f"not installed: {INSTALL}"
+        title = f"{title} (psignifit not installed: GLM fit, no intervals)"
     try:
-        fit_psychometric(strengths, choices)
+        fig, fit = plot_psychometric(strengths, choices, fit="psignifit" if installed() else "glm")
     except ValueError as exc:  # drawn without a fit; the reason is in the figure
-        fig, _ = plot_psychometric(
-            strengths, choices, kind=None, title=f"{title}\n(no fit: {exc})"
-        )
-        return fig
-    fig, _ = plot_psychometric(strengths, choices, title=title)
-    return fig
+        fig, _ = plot_psychometric(strengths, choices, kind=None)
+        values.update(fit=None, reason=str(exc))
+        title = f"{title}\n(no fit: {exc})"
+    else:
+        if isinstance(fit, PsychometricFit):
+            values["fit"] = {**dataclasses.asdict(fit), "method": f"glm ({fit.method})"}
+        else:
+            values["fit"] = fit.to_dict() if fit is not None else None
+    fig.suptitle(title, fontsize=10)
+    return fig, values
 
 
 def write_figures(model: TrainedModel, folder: Path, seed: int = 0) -> list[Path]:
@@ -122,8 +162,15 @@ def write_figures(model: TrainedModel, folder: Path, seed: int = 0) -> list[Path
 
     ``loss.png`` (the loss curve), ``trial.png`` (three trials of the network stepping the
     env) and, for two-choice tasks with a signed strength (:func:`has_psychometric`),
-    ``psychometric.png``. Any error while drawing propagates.
+    ``psychometric.png`` (:func:`psychometric_report`). Any error while drawing propagates.
     """
+    return _write_figures(model, folder, seed)[0]
+
+
+def _write_figures(
+    model: TrainedModel, folder: Path, seed: int
+) -> tuple[list[Path], dict[str, Any] | None]:
+    """:func:`write_figures`, and the psychometric fit's JSON values (None without one)."""
     from neurogym_apps.plot import plot_env
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -138,15 +185,16 @@ def write_figures(model: TrainedModel, folder: Path, seed: int = 0) -> list[Path
             title=f"{name}: the trained network's actions (closed loop) against the ground truth",
         ),
     }
+    psychometric = None
     if has_psychometric(model.make_env()):
         title = f"{name}: the trained network's choices"
-        figures["psychometric.png"] = psychometric_figure(model, title, seed)
+        figures["psychometric.png"], psychometric = psychometric_report(model, title, seed)
     written = []
     for file, fig in figures.items():
         path = folder / file
         fig.savefig(path, dpi=110)
         written.append(path)
-    return written
+    return written, psychometric
 
 
 def _writable_folder(out: Path, overwrite: bool) -> Path:
@@ -196,7 +244,9 @@ def train_and_report(
     ``metrics.json`` (config, steps and seconds used, final loss, closed-loop strict accuracy,
     fixation breaks and env performance, overall and per condition, and chance baselines)
     and, with ``figures``, ``loss.png``, ``trial.png`` and, where the task has a signed
-    strength, ``psychometric.png``.
+    strength, ``psychometric.png``, whose psignifit fit (threshold, width, guess and lapse
+    rates with their 95 % credible intervals; :func:`choices_report`) ``metrics.json`` then
+    holds as ``psychometric``.
 
     A ``folder`` that already holds a run (any of :data:`RUN_FILES`) is refused before
     training, unless ``overwrite``: then, once the new run is trained and evaluated, the old
@@ -227,6 +277,11 @@ def train_and_report(
         "final_loss": float(np.mean(history["loss"][-25:])) if history["loss"] else None,
         "evaluation": evaluation.to_dict(),
     }
-    _json.write(out / "metrics.json", metrics)
-    written = write_figures(model, out, seed=model.config.seed) if figures else []
+    _json.write(out / "metrics.json", metrics)  # before the figures: a drawing error keeps it
+    written: list[Path] = []
+    if figures:
+        written, psychometric = _write_figures(model, out, seed=model.config.seed)
+        if psychometric is not None:
+            metrics["psychometric"] = psychometric
+            _json.write(out / "metrics.json", metrics)
     return RunResult(model, evaluation, out, written)
