@@ -244,7 +244,8 @@ def draw_psignifit(ax: Any, fit: PsignifitFit, grid: np.ndarray) -> str:
     low, high = fit.threshold_ci
     ax.errorbar(
         [fit.threshold], [middle], xerr=[[fit.threshold - low], [high - fit.threshold]],
-        fmt="s", color="C3", markersize=5, capsize=4, label=f"threshold, {share} interval",
+        fmt="s", color="C3", markersize=5, capsize=4, zorder=4,
+        label=f"threshold, {share} interval",
     )  # fmt: skip
     for band, label in (
         (fit.guess_ci, f"guess / lapse rates, {share} intervals"),
