@@ -19,6 +19,7 @@ from neurogym_apps.train._sb3 import is_predict_model, predict_policy, predict_t
 __all__ = [
     "FIXATE_THEN_RESPOND",
     "PERFORMANCE",
+    "STREAM_TRIALS",
     "ClosedLoop",
     "Evaluation",
     "Guess",
@@ -35,6 +36,11 @@ BatchPolicy = Callable[[np.ndarray, Any, np.random.Generator], tuple[np.ndarray,
 FIXATE_THEN_RESPOND = "fixate-then-respond"
 PERFORMANCE = "performance"
 _PARALLEL = 64  # envs stepped together (one network call per step for all of them)
+#: Trials each env runs at least in a closed loop when the task's trials depend on earlier ones
+#: (``cross_trial_state``: an opponent, a block, a rule or a context that runs on): streams
+#: that long keep the start of an episode (a fresh opponent, a first block) from dominating
+#: the score, as 64 envs of 8 trials each did.
+STREAM_TRIALS = 250
 _MAX_CONDITION_VALUES = 12  # trial-dict keys with more distinct values are not conditions
 
 
@@ -218,6 +224,10 @@ def run_closed_loop(
 ) -> ClosedLoop:
     """Steps up to 64 envs together with ``act`` until ``trials`` trials have ended.
 
+    For a task whose trials depend on earlier ones (``cross_trial_state``), each env runs a
+    stream of at least :data:`STREAM_TRIALS` trials (fewer envs: ``trials // 250``, at
+    least one), so the score is that of a running stream and not of episode starts.
+
     Args:
         make_env: Makes one env (called once per parallel env).
         act: The batch policy, or a :class:`Guess` (bound to the envs made here).
@@ -234,9 +244,10 @@ def run_closed_loop(
         The :class:`ClosedLoop` run.
     """
     trials = validate.positive_int(trials, "trials")
-    n = min(_PARALLEL, trials)
+    first = make_env()
+    n = _parallel_envs(first, trials)
     seeds = np.random.SeedSequence(seed).generate_state(n)
-    envs = [make_env() for _ in range(n)]
+    envs = [first, *(make_env() for _ in range(n - 1))]
     obs = np.stack([env.reset(seed=int(s))[0] for env, s in zip(envs, seeds, strict=True)])
     if isinstance(act, Guess):
         act = act.bind(envs)
@@ -275,6 +286,13 @@ def run_closed_loop(
         np.array(perf[:trials]), np.array(broken[:trials], dtype=bool), dicts[:trials],
         fixation_action,
     )  # fmt: skip
+
+
+def _parallel_envs(env: gym.Env[Any, Any], trials: int) -> int:
+    """How many envs a closed loop of ``trials`` steps together (see :func:`run_closed_loop`)."""
+    if getattr(env.unwrapped, "cross_trial_state", False):
+        return max(1, min(_PARALLEL, trials // STREAM_TRIALS))
+    return min(_PARALLEL, trials)
 
 
 def _conditions(run: ClosedLoop) -> dict[str, dict[Any, dict[str, float]]]:
