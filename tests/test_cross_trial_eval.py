@@ -1,4 +1,4 @@
-"""Closed loops on tasks whose trials depend on earlier ones run long streams, not episode starts."""
+"""Closed loops on cross-trial tasks run long streams of trials, not episode starts."""
 
 from __future__ import annotations
 
