@@ -361,6 +361,25 @@ def analysis(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def signatures(session: nox.Session) -> None:
+    """docs/signatures.md: the papers' signatures on freshly trained networks (~25 minutes).
+
+    Trains one network per signature (Mante et al. 2013, IBL 2021, switch recovery on
+    HierarchicalReasoning and ChangingEnvironment, Wang et al. 2018 on DawTwoStep) with
+    seeded step budgets into the session's tmp dir, redraws docs/figures/signature_*.png and
+    docs/signatures.json, and fails if a signature does not hold
+    (``neurogym_apps.analysis._signatures_docs``; ``-- --only mante ibl`` runs some). Slow:
+    not in the test command (tests/test_signatures.py checks the statistics there).
+    """
+    install_trainer(session)
+    install(session, "scikit-learn>=1.4", *nox.project.dependency_groups(PYPROJECT, "rl"))
+    session.run(
+        "python", "-m", "neurogym_apps.analysis._signatures_docs", "--docs", "docs",
+        "--runs", session.create_tmp(), *session.posargs,
+    )  # fmt: skip
+
+
+@nox.session(default=False)
 def rl(session: nox.Session) -> None:
     """docs/rl.md with its full budgets: PPO 0.70 strict, RecurrentPPO 0.80 strict (fixation held).
 

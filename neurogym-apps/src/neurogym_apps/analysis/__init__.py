@@ -16,6 +16,12 @@ use, scikit-learn and matplotlib when a function needs them.
 * :func:`population_trajectories`: PCA of condition-averaged activity per task.
 * :func:`analyze`: all of them on a saved run, with figures and ``analysis.json``
   (``neurogym analyze RUN_DIR``).
+* The papers' signatures on a trained agent's closed-loop trials (:func:`record_trials`),
+  each a statistic with bootstrap intervals and a figure: :func:`context_slopes` (Mante et
+  al. 2013), :func:`block_bias` (The International Brain Laboratory 2021),
+  :func:`switch_recovery` (recovery after an unsignalled rule or context switch),
+  :func:`stay_probabilities` (Wang et al. 2018's model-based stay pattern). See
+  docs/signatures.md.
 
 See docs/analysis.md.
 """
@@ -29,6 +35,27 @@ if TYPE_CHECKING:
     from neurogym_apps.analysis._fixed_points import FixedPoints, find_fixed_points, transition
     from neurogym_apps.analysis._pca import Trajectories, population_trajectories
     from neurogym_apps.analysis._run import ANALYSES, analyze
+    from neurogym_apps.analysis._signatures import Estimate, record_trials
+    from neurogym_apps.analysis._signatures_daw import (
+        StayProbabilities,
+        plot_stay_probabilities,
+        stay_probabilities,
+    )
+    from neurogym_apps.analysis._signatures_ibl import (
+        BlockBias,
+        block_bias,
+        plot_block_psychometrics,
+    )
+    from neurogym_apps.analysis._signatures_mante import (
+        ContextSlopes,
+        context_slopes,
+        plot_context_psychometrics,
+    )
+    from neurogym_apps.analysis._signatures_switch import (
+        SwitchRecovery,
+        plot_switch_recovery,
+        switch_recovery,
+    )
     from neurogym_apps.analysis._variance import (
         Clusters,
         TaskVariance,
@@ -43,6 +70,11 @@ _HOMES = {
     "_fixed_points": ("FixedPoints", "find_fixed_points", "transition"),
     "_pca": ("Trajectories", "population_trajectories"),
     "_run": ("ANALYSES", "analyze"),
+    "_signatures": ("Estimate", "record_trials"),
+    "_signatures_daw": ("StayProbabilities", "plot_stay_probabilities", "stay_probabilities"),
+    "_signatures_ibl": ("BlockBias", "block_bias", "plot_block_psychometrics"),
+    "_signatures_mante": ("ContextSlopes", "context_slopes", "plot_context_psychometrics"),
+    "_signatures_switch": ("SwitchRecovery", "plot_switch_recovery", "switch_recovery"),
     "_variance": (
         "Clusters",
         "TaskVariance",
@@ -58,17 +90,31 @@ __all__ = [
     "ANALYSES",
     "DEFAULT_MAX_BYTES",
     "Activity",
+    "BlockBias",
     "Clusters",
+    "ContextSlopes",
+    "Estimate",
     "FixedPoints",
+    "StayProbabilities",
+    "SwitchRecovery",
     "TaskVariance",
     "Trajectories",
     "analyze",
+    "block_bias",
     "cluster_units",
+    "context_slopes",
     "find_fixed_points",
     "fractional_task_variance",
+    "plot_block_psychometrics",
+    "plot_context_psychometrics",
+    "plot_stay_probabilities",
+    "plot_switch_recovery",
     "population_trajectories",
     "record_activity",
+    "record_trials",
     "shuffled_silhouette",
+    "stay_probabilities",
+    "switch_recovery",
     "task_variance",
     "transition",
 ]
