@@ -41,6 +41,15 @@ def write_figures(out: Path) -> list[Path]:
     )
     written.append(out / "psychometric_pdm.png")
     fig.savefig(written[-1], dpi=90)
+    fig, _ = plot_psychometric(
+        strengths,
+        choices,
+        fit="psignifit",
+        xlabel="signed coherence (%)",
+        ylabel="P(choice 2)",
+    )
+    written.append(out / "psychometric_psignifit_pdm.png")
+    fig.savefig(written[-1], dpi=90)
     monitor = Monitor(neurogym.make("neurogym/PerceptualDecisionMaking-v0"), verbose=False)
     policy, state = _integrator(monitor), None
     ob, _ = monitor.reset(seed=0)
