@@ -520,7 +520,7 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     from neurogym_apps.train import yang19
 
     args = ["--steps", "6", "--every", "3", "--eval-trials", "8", "--hidden", "16"]
-    small = ["--final-trials", "16", "--ceiling-trials", "2000"]
+    small = ["--final-trials", "16", "--ceiling-trials", "2000", "--analysis-trials", "4"]
     where = ["--docs", str(tmp_path), "--save", str(tmp_path / "run")]
     status = yang19.main([*args, *small, "--threads", "1", *where])
     assert status == 1  # a second of training reaches 0.90 on no task
@@ -541,6 +541,9 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     assert (tmp_path / "figures" / "yang19_learning.png").stat().st_size > 10_000
     saved = TrainedModel.load(tmp_path / "run")  # the network, for neurogym analyze
     assert (saved.config.hidden_size, saved.config.lr_schedule) == (16, "cosine")
+    assert record["analysis"]["trials_per_task"] == 4  # its task variance, on the page:
+    assert "## What the network learned" in text
+    assert (tmp_path / "figures" / "yang19_variance_map.png").stat().st_size > 5_000
 
 
 def test_ideal_ceilings_and_rescoring_the_stored_rows():

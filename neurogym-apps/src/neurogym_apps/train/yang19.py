@@ -152,6 +152,7 @@ def _markdown(
     final: dict[str, Any],
     ceiling: dict[str, float],
     meta: dict[str, Any],
+    analysis: dict[str, Any] | None = None,
 ) -> str:
     names = list(ceiling)
     goal = targets(ceiling)
@@ -204,6 +205,10 @@ def _markdown(
         "![learning curves per task](figures/yang19_learning.png)",
         "",
     ]
+    if analysis is not None:
+        from neurogym_apps.train._yang19_analysis import section
+
+        lines += section(analysis)
     return "\n".join(lines)
 
 
@@ -228,7 +233,13 @@ def _write(docs: Path, record: dict[str, Any]) -> str:
     _json.write(docs / "yang19.json", record, indent=1)
     names = list(record["ceiling"])
     _figure(record["points"], names, docs / "figures" / "yang19_learning.png")
-    text = _markdown(record["points"], record["final"], record["ceiling"], record["meta"])
+    text = _markdown(
+        record["points"],
+        record["final"],
+        record["ceiling"],
+        record["meta"],
+        record.get("analysis"),
+    )
     (docs / "yang19.md").write_text(text, encoding="utf-8")
     return text
 
@@ -273,6 +284,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--ceiling-trials", type=int, default=20_000, help="trials per ideal observer (20000)"
     )
     parser.add_argument("--docs", type=Path, default=Path("docs"), help="where to write (docs)")
+    parser.add_argument(
+        "--analysis-trials",
+        type=int,
+        default=128,
+        help="trials per task of the task-variance analysis of the trained network (128; "
+        "0: no analysis; it needs scikit-learn, the analysis extra)",
+    )
     parser.add_argument(
         "--rewrite",
         action="store_true",
@@ -320,6 +338,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     ceiling = ceilings(args.ceiling_trials)
     record = {"meta": meta, "ceiling": ceiling, "final": final, "points": curves.points}
+    if args.analysis_trials > 0:
+        from neurogym_apps.train._yang19_analysis import summarize
+
+        record["analysis"] = summarize(args.save, args.docs, args.analysis_trials)
     print(_write(args.docs, record))
     goal = targets(ceiling)
     return 0 if all(final[n]["accuracy"] >= goal[n] for n in goal) else 1
