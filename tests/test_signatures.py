@@ -235,3 +235,11 @@ def test_stay_probabilities_skip_aborted_trials() -> None:
     trials = _two_step_trials(MODEL_BASED, n=200)
     trials[10]["actions"] = (0,)  # aborted: pairs (9, 10) and (10, 11) are not counted
     assert stay_probabilities(trials, resamples=20).pairs == 199 - 2
+
+
+def test_context_slopes_refuse_an_agent_that_always_makes_the_same_choice() -> None:
+    trials = _context_trials(8.0, 0.0, n=200)
+    for trial in trials:
+        trial["actions"] = (0, 2)
+    with pytest.raises(ValueError, match="chose only one side"):
+        context_slopes(trials, resamples=20)

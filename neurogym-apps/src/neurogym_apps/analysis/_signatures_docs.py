@@ -64,10 +64,16 @@ def _mante(trials: list[dict[str, Any]], resamples: int) -> tuple[Any, Any]:
 
 
 def _ibl(trials: list[dict[str, Any]], resamples: int) -> tuple[Any, Any]:
-    from neurogym_apps.analysis._signatures_ibl import block_bias, plot_block_psychometrics
+    from neurogym_apps.analysis._signatures_ibl import (
+        block_bias,
+        block_psychometrics,
+        plot_block_psychometrics,
+    )
 
-    bias = block_bias(trials, resamples=resamples)
-    return bias, plot_block_psychometrics(trials, bias)
+    bias, fits = block_bias(trials, resamples=resamples), block_psychometrics(trials)
+    return _With(bias, {"psignifit": {str(p): fit.to_dict() for p, fit in fits.items()}}), (
+        plot_block_psychometrics(trials, bias, fits)
+    )
 
 
 def _switch(name: str, key: str) -> Callable[[list[dict[str, Any]], int], tuple[Any, Any]]:
@@ -88,6 +94,21 @@ def _daw(trials: list[dict[str, Any]], resamples: int) -> tuple[Any, Any]:
 
     result = stay_probabilities(trials, resamples=resamples)
     return result, plot_stay_probabilities(result)
+
+
+@dataclasses.dataclass(frozen=True)
+class _With:
+    """A result and more numbers for its JSON (it holds when the result holds)."""
+
+    result: Any
+    extra: dict[str, Any]
+
+    @property
+    def holds(self) -> bool:
+        return bool(self.result.holds)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.result.to_dict(), **self.extra}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,7 +133,7 @@ RUNS: dict[str, Run] = {
     "ibl": Run("IBLBlock", {**ACROSS, "steps": 2500}, {}, 20000, _ibl),
     "hierarchical": Run(
         "HierarchicalReasoning",
-        {**ACROSS, "steps": 3000},
+        {**ACROSS, "chunk_steps": 120, "steps": 1500},  # chunks span 3 trials of ~40 steps
         {},
         4000,
         _switch("HierarchicalReasoning", "rule"),
@@ -129,12 +150,19 @@ RUNS: dict[str, Run] = {
 
 
 def run_one(name: str, run: Run, folder: Path, resamples: int) -> tuple[Any, Any, dict[str, Any]]:
-    """Trains (or reuses) the run's network; returns its result, figure and facts."""
+    """Trains (or reuses) the run's network; returns its result, figure and facts.
+
+    The training time is kept in ``folder/trained.json``, so a reused run reports it too
+    (None for a folder trained otherwise).
+    """
     from neurogym_apps.analysis._signatures import record_trials
 
+    timing = folder / "trained.json"
+    trained = any((folder / name).is_file() for name in ("model.pt", "model.zip"))
     start = time.perf_counter()
     model, env_kwargs = (_rl_model if run.rl else _model)(run, folder)
-    trained = time.perf_counter() - start
+    if not trained:
+        _json.write(timing, {"seconds": round(time.perf_counter() - start)})
     trials = record_trials(model, run.trials, seed=1, env_kwargs=env_kwargs, task=run.task)
     result, figure = run.measure(trials, resamples)
     facts = {
@@ -142,7 +170,9 @@ def run_one(name: str, run: Run, folder: Path, resamples: int) -> tuple[Any, Any
         "config": run.config,
         "env_kwargs": run.env_kwargs,
         "trials": run.trials,
-        "seconds": round(trained),
+        "seconds": json.loads(timing.read_text(encoding="utf-8"))["seconds"]
+        if timing.is_file()
+        else None,
         "accuracy": sum(t["performance"] for t in trials) / len(trials),
     }
     return result, figure, facts

@@ -7,8 +7,10 @@ psychometric curve of the right-biased block lies above the left-biased block's 
 International Brain Laboratory 2021, eLife 10:e63711, Fig. 3).
 
 :func:`block_bias` measures it on ``IBLBlock`` trials as the difference, between right- and
-left-biased blocks, of the fitted P(right) at zero contrast, with a bootstrap interval;
-:func:`plot_block_psychometrics` draws one psychometric curve per block type.
+left-biased blocks, of the fitted P(right) at zero contrast (a logistic regression per block
+type), with a bootstrap interval; :func:`block_psychometrics` fits each block type's curve
+with psignifit (lapse rates, the threshold's credible interval) and
+:func:`plot_block_psychometrics` draws them.
 """
 
 from __future__ import annotations
@@ -28,7 +30,14 @@ from neurogym_apps.analysis._signatures import (
     proportion_points,
 )
 
-__all__ = ["BLOCK_NAMES", "BlockBias", "block_bias", "block_choices", "plot_block_psychometrics"]
+__all__ = [
+    "BLOCK_NAMES",
+    "BlockBias",
+    "block_bias",
+    "block_choices",
+    "block_psychometrics",
+    "plot_block_psychometrics",
+]
 
 #: ``IBLBlock``'s block types by their ``p_right``.
 BLOCK_NAMES = {0.8: "right-biased (P(right) 0.8)", 0.2: "left-biased (0.2)", 0.5: "unbiased (0.5)"}
@@ -130,34 +139,62 @@ def _pick(data: dict[str, np.ndarray], rows: np.ndarray) -> tuple[np.ndarray, np
     return data["contrast"][rows], data["choice"][rows]
 
 
+def block_psychometrics(trials: Sequence[dict[str, Any]]) -> dict[float, Any]:
+    """The psychometric fit of each block type by psignifit (lapses, credible intervals).
+
+    The IBL papers fit a psychometric function with lapse rates per block and compare its
+    bias (the threshold: the contrast where the curve is halfway): it moves toward the
+    block's unlikely side, as the choices at low contrast move toward its likely side.
+
+    Returns:
+        ``p_right`` -> :class:`~neurogym_apps.plot.PsignifitFit` of P(right) against the
+        signed contrast (percent).
+    """
+    from neurogym_apps.plot import fit_psignifit
+
+    data = block_choices(trials)
+    return {
+        p: fit_psignifit(*_pick(data, np.flatnonzero(data["p_right"] == p)))
+        for p in sorted(set(data["p_right"].tolist()), reverse=True)
+    }
+
+
 def plot_block_psychometrics(
-    trials: Sequence[dict[str, Any]], bias: BlockBias | None = None
+    trials: Sequence[dict[str, Any]],
+    bias: BlockBias | None = None,
+    fits: dict[float, Any] | None = None,
 ) -> Figure:
     """P(right) against signed contrast, one curve per block type (IBL 2021, Fig. 3).
 
     Points: the fraction of right choices per contrast with 95 % Wilson intervals; lines:
-    the logistic fit of each block type; the title gives the shift at zero contrast.
+    psignifit's fit of each block type (:func:`block_psychometrics`), its threshold and
+    credible interval in the legend; the title gives the shift of P(right) at zero contrast
+    (:func:`block_bias`).
     """
     data = block_choices(trials)
     bias = block_bias(trials) if bias is None else bias
-    fig = Figure(figsize=(5.5, 4.2), layout="constrained")
+    fits = block_psychometrics(trials) if fits is None else fits
+    fig = Figure(figsize=(6.0, 5.0), layout="constrained")
     ax = fig.subplots()
-    for p in sorted(set(data["p_right"].tolist()), reverse=True):
+    for p, fit in fits.items():
         rows = data["p_right"] == p
-        x, y = data["contrast"][rows], data["choice"][rows]
-        levels, means, err = proportion_points(x, y)
+        levels, means, err = proportion_points(data["contrast"][rows], data["choice"][rows])
         color = _COLORS.get(p, "k")
         ax.errorbar(levels, means, yerr=err, fmt="o", ms=4, capsize=2, color=color)
-        b0, b1 = logistic_coefficients(x / 100, y)
-        grid = np.linspace(levels.min(), levels.max(), 200)
-        label = BLOCK_NAMES.get(p, f"P(right) {p}")
-        ax.plot(grid, 1 / (1 + np.exp(-(b0 + b1 * grid / 100))), color=color, label=label)
+        grid = np.linspace(levels.min(), levels.max(), 400)
+        low, high = fit.threshold_ci
+        label = f"{BLOCK_NAMES.get(p, p)}: {fit.threshold:.1f} [{low:.1f}, {high:.1f}]"
+        ax.plot(grid, fit.predict(grid), color=color, label=label)
     ax.axhline(0.5, color="0.85", lw=0.8, zorder=0)
     ax.axvline(0, color="0.85", lw=0.8, zorder=0)
-    ax.set_xscale("symlog", linthresh=2)
+    ax.set_xscale("symlog", linthresh=1.6, linscale=0.5)
+    ticks = [-51.2, -12.8, -3.2, 0, 3.2, 12.8, 51.2]
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.set_xlabel("signed contrast (%, + right)")
     ax.set_ylabel("P(right choice)")
     ax.set_ylim(-0.03, 1.03)
-    ax.legend(fontsize=8, loc="upper left")
-    ax.set_title(f"IBLBlock: shift of P(right) at 0 contrast {bias.shift}", fontsize=9)
+    fig.legend(fontsize=7, loc="outside lower center", title="block: psignifit fit, threshold")
+    ax.set_title(
+        f"IBLBlock: P(right) at 0 contrast, right- minus left-biased {bias.shift}", fontsize=9
+    )
     return fig

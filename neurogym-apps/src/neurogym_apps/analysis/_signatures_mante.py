@@ -125,6 +125,9 @@ def context_slopes(
 
     Returns:
         One :class:`ContextSlopes` per context present (0, then 1).
+
+    Raises:
+        ValueError: In a context, the agent's choices are all the same.
     """
     data = context_choices(trials)
     out = []
@@ -132,6 +135,11 @@ def context_slopes(
         rows = data["context"] == context
         if not rows.any():
             continue
+        if np.unique(data["choice"][rows]).size < 2:
+            raise ValueError(
+                f"in context {context} the agent chose only one side ({int(rows.sum())} "
+                "trials with a choice): no slope can be fitted (train it longer)"
+            )
         x = np.column_stack([data["coh_1"][rows], data["coh_2"][rows]])
         y = data["choice"][rows]
         _, slope_1, slope_2 = bootstrap(
