@@ -372,7 +372,8 @@ def signatures(session: nox.Session) -> None:
     not in the test command (tests/test_signatures.py checks the statistics there).
     """
     install_trainer(session)
-    install(session, "scikit-learn>=1.4", *nox.project.dependency_groups(PYPROJECT, "rl"))
+    rl = nox.project.dependency_groups(PYPROJECT, "rl")  # DawTwoStep's RecurrentPPO
+    install(session, "scikit-learn>=1.4", "psignifit>=4.3,<5", *rl)
     session.run(
         "python", "-m", "neurogym_apps.analysis._signatures_docs", "--docs", "docs",
         "--runs", session.create_tmp(), *session.posargs,
