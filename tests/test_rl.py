@@ -379,3 +379,15 @@ def test_learn_progress_writes_labelled_plain_lines_to_a_log(monkeypatch, capsys
     for line in lines:
         assert "  trials " in line
         assert "  steps/s " in line
+
+
+def test_an_rl_recipes_settings_reach_the_algorithm():
+    import dataclasses
+
+    from neurogym_apps.train import _rl_rows
+
+    recipe = dataclasses.replace(_rl_rows.RL_RECIPES["Reaching1D"], steps=64)
+    assert recipe.settings == {"gamma": 0.9}
+    model = _rl_rows._learn("Reaching1D", recipe, progress=False)
+    assert model.gamma == 0.9
+    assert model.ent_coef == _rl_rows.RL_DEFAULTS["ent_coef"]  # the others stay the defaults
