@@ -42,6 +42,7 @@ __all__ = ["MARGIN", "TARGET", "TASK_SET", "ceilings", "evaluate_per_task", "mai
 TASK_SET = "neurogym/yang19.all-v0"
 TARGET = 0.90  # strict accuracy on every task ...
 MARGIN = 0.02  # ... or within this of the task's ceiling, where the ceiling is lower
+_IDLE_SECONDS_PER_STEP = 0.127  # GRU 256, batches of 128, one thread, this machine idle
 
 
 def ceilings(trials: int = 20_000) -> dict[str, float]:
@@ -184,8 +185,10 @@ def _markdown(
         "another job runs (docs/training.md, *Threads*: 74-89 s against 1.6-7.2 s for the "
         "same steps). Drawing a batch of 128 trials takes 0.010 s of a 0.127 s step, so a "
         "data worker would save at most 8%. Hence one thread and batches of 128, which "
-        "leaves the second core to other work; the budget is in steps, so the numbers do "
-        "not depend on the machine's load, only the minutes do.",
+        "leaves the second core to other work. At the idle rate (0.127 s per step) the "
+        f"budget's {meta.get('steps', 0):,} steps take "
+        f"{meta.get('steps', 0) * _IDLE_SECONDS_PER_STEP / 60:.0f} minutes; the budget is in "
+        "steps, so the scores do not depend on the machine's load, only the minutes do.",
         "",
         "| task | strict accuracy | ceiling | target | met | fixation breaks "
         "| minutes to target | trials to target |",
