@@ -177,7 +177,9 @@ def plot_switch_recovery(results: dict[str, SwitchRecovery]) -> Figure:
         low = np.array([e.low for e in result.curve])
         high = np.array([e.high for e in result.curve])
         x = LAGS + 0.08 * (i - (len(results) - 1) / 2)
-        label = f"{name} ({result.switches} switches; recovers in {result.recovery.value:.0f})"
+        dip = result.first.high < result.late.low
+        after = f"recovers in {result.recovery.value:.0f}" if dip else "no dip on trial 1"
+        label = f"{name} ({result.switches} switches; {after})"
         ax.errorbar(
             x, value, yerr=[value - low, high - value], fmt="o-", ms=4, capsize=2, label=label
         )
