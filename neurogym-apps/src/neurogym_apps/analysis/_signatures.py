@@ -180,9 +180,10 @@ def record_trials(
 ) -> list[dict[str, Any]]:
     """Closed-loop trials of a trained agent, each trial's dict with the agent's actions.
 
-    The agent steps ``min(trials, 64)`` envs of its task together, seeded from ``seed``, as
-    :func:`~neurogym_apps.train.evaluate` steps them (feedback inputs and the state carried
-    across trials for a model trained across trials; the state restarting per trial
+    The agent steps envs of its task together, seeded from ``seed``, as
+    :func:`~neurogym_apps.train.evaluate` steps them (up to 64; streams of at least 250 trials
+    for a task whose trials depend on earlier ones; feedback inputs and the state carried
+    across trials for a model trained across trials, the state restarting per trial
     otherwise, unless ``carry_state``).
 
     Args:
@@ -200,18 +201,9 @@ def record_trials(
         The trials in the order they ended; see :class:`Recorder` for the added keys.
     """
     from neurogym_apps.train import torch_threads
-    from neurogym_apps.train._evaluate import _zero_rows, run_closed_loop
-    from neurogym_apps.train._sb3 import is_predict_model, predict_policy, predict_task
+    from neurogym_apps.train._evaluate import run_closed_loop
 
-    if is_predict_model(model):
-        task_id, kwargs = predict_task(model, task, env_kwargs)
-        act, reset_state = predict_policy(model)
-        make: Callable[[], gym.Env[Any, Any]] = lambda: neurogym.make(task_id, **kwargs)  # noqa: E731
-        carry = True if carry_state is None else carry_state
-    else:
-        act, reset_state = (lambda obs, state, rng: model.act(obs, state)), _zero_rows
-        make = lambda: model.make_env(env_kwargs)  # noqa: E731
-        carry = model.config.across_trials if carry_state is None else carry_state
+    make, act, reset_state, carry = _agent(model, env_kwargs, carry_state, task)
     streams = itertools.count()
     with torch_threads(1):
         run = run_closed_loop(
@@ -219,6 +211,34 @@ def record_trials(
             carry_state=carry, reset_state=reset_state,
         )  # fmt: skip
     return run.trials
+
+
+def _agent(
+    model: Any, env_kwargs: dict[str, Any] | None, carry_state: bool | None, task: str | None
+) -> tuple[Callable[[], gym.Env[Any, Any]], Any, Any, bool]:
+    """``(make_env, act, reset_state, carry_state)`` of a closed loop of ``model``."""
+    from neurogym_apps.train._evaluate import _zero_rows
+    from neurogym_apps.train._sb3 import is_predict_model, predict_policy, predict_task
+
+    if is_predict_model(model):
+        task_id, kwargs = predict_task(model, task, env_kwargs)
+        act, reset_state = predict_policy(model)
+
+        def make_sb3() -> gym.Env[Any, Any]:
+            return neurogym.make(task_id, **kwargs)
+
+        return make_sb3, act, reset_state, True if carry_state is None else carry_state
+
+    def make() -> gym.Env[Any, Any]:
+        env: gym.Env[Any, Any] = model.make_env(env_kwargs)
+        return env
+
+    def act_model(obs: np.ndarray, state: Any, rng: np.random.Generator) -> tuple[Any, Any]:
+        del rng
+        return model.act(obs, state)  # type: ignore[no-any-return]
+
+    carry = model.config.across_trials if carry_state is None else carry_state
+    return make, act_model, _zero_rows, bool(carry)
 
 
 def column(trials: Sequence[dict[str, Any]], key: str, dtype: Any = float) -> np.ndarray:
