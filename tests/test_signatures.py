@@ -243,3 +243,43 @@ def test_context_slopes_refuse_an_agent_that_always_makes_the_same_choice() -> N
         trial["actions"] = (0, 2)
     with pytest.raises(ValueError, match="chose only one side"):
         context_slopes(trials, resamples=20)
+
+
+# ----------------------------------------------------------------------- the docs' runner
+def test_the_runner_writes_figure_and_json_and_fails_when_a_signature_does_not_hold(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from matplotlib.figure import Figure
+
+    from neurogym_apps.analysis import _signatures_docs as runner
+
+    class Fails:
+        holds = False
+
+        def to_dict(self) -> dict[str, Any]:
+            return {"measured": 1.0}
+
+    def measure(trials: list[dict[str, Any]], resamples: int) -> tuple[Any, Figure]:
+        assert len(trials) == 60
+        assert resamples == 7
+        return Fails(), Figure()
+
+    config = {"across_trials": True, "batch_size": 2, "chunk_steps": 5, "steps": 2}
+    monkeypatch.setattr(runner, "RUNS", {"tiny": runner.Run("IBLBlock", config, {}, 60, measure)})
+    (tmp_path / "docs" / "figures").mkdir(parents=True)
+    argv = ["--docs", str(tmp_path / "docs"), "--runs", str(tmp_path / "runs"), "--resamples", "7"]
+    assert runner.main(argv) == 1
+    assert (tmp_path / "docs" / "figures" / "signature_tiny.png").is_file()
+    written = json.loads((tmp_path / "docs" / "signatures.json").read_text())["tiny"]
+    assert written["holds"] is False
+    assert written["result"] == {"measured": 1.0}
+    assert isinstance(written["seconds"], int)
+    assert written["config"] == config
+    model = tmp_path / "runs" / "tiny" / "model.pt"
+    before = model.stat().st_mtime_ns
+    assert runner.main(argv) == 1  # the second run reuses the network and its time
+    assert model.stat().st_mtime_ns == before
+    again = json.loads((tmp_path / "docs" / "signatures.json").read_text())["tiny"]
+    assert again["seconds"] == written["seconds"]
