@@ -284,8 +284,16 @@ def demo(session: nox.Session) -> None:
 
 
 def install_trainer(session: nox.Session) -> None:
-    """Core, the apps with torch (its CPU wheel) and matplotlib, and every plugin."""
-    install(session, *nox.project.dependency_groups(PYPROJECT, "train"), "matplotlib>=3.8")
+    """Core, the apps with torch (its CPU wheel), matplotlib and psignifit, and every plugin.
+
+    psignifit: the psychometric fits of a run's figure and metrics.json (the plot extra).
+    """
+    install(
+        session,
+        *nox.project.dependency_groups(PYPROJECT, "train"),
+        "matplotlib>=3.8",
+        "psignifit>=4.3,<5",
+    )
     install_editable(session, *packages())
 
 
@@ -342,6 +350,7 @@ def yang19(session: nox.Session) -> None:
     Slow: not in the test command.
     """
     install_trainer(session)
+    install(session, "scikit-learn>=1.4")  # the task-variance analysis of the network
     session.run("python", "-m", "neurogym_apps.train.yang19", *session.posargs)
 
 
@@ -373,7 +382,7 @@ def signatures(session: nox.Session) -> None:
     """
     install_trainer(session)
     rl = nox.project.dependency_groups(PYPROJECT, "rl")  # DawTwoStep's RecurrentPPO
-    install(session, "scikit-learn>=1.4", "psignifit>=4.3,<5", *rl)
+    install(session, "scikit-learn>=1.4", *rl)
     session.run(
         "python", "-m", "neurogym_apps.analysis._signatures_docs", "--docs", "docs",
         "--runs", session.create_tmp(), *session.posargs,
