@@ -371,7 +371,7 @@ def analysis(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def signatures(session: nox.Session) -> None:
-    """docs/signatures.md: the papers' signatures on freshly trained networks (~45 minutes).
+    """docs/signatures.md: the papers' signatures on freshly trained networks (~20 minutes).
 
     Trains one network per signature (Mante et al. 2013, IBL 2021, switch recovery on
     HierarchicalReasoning and ChangingEnvironment, Wang et al. 2018 on DawTwoStep) with

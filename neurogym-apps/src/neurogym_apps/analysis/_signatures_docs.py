@@ -5,8 +5,8 @@ trains (or reuses, when a run folder already holds a model) one network per sign
 seeded step budget, records its closed-loop trials, computes the statistic with its bootstrap
 interval, writes ``docs/figures/signature_*.png`` and ``docs/signatures.json`` and exits 1 if
 a signature does not hold (the numbers are written either way). The ``signatures`` nox
-session runs it: about 45 minutes of training on our shared 2-core VM under load
-(docs/signatures.md gives each run's time).
+session runs it: about 16 minutes of training on our shared 2-core VM at a light load, 45
+under a heavy one (docs/signatures.md gives each run's time).
 """
 
 from __future__ import annotations
