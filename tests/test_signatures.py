@@ -283,3 +283,7 @@ def test_the_runner_writes_figure_and_json_and_fails_when_a_signature_does_not_h
     assert model.stat().st_mtime_ns == before
     again = json.loads((tmp_path / "docs" / "signatures.json").read_text())["tiny"]
     assert again["seconds"] == written["seconds"]
+    monkeypatch.setattr(runner, "KNOWN_FAILURES", {"tiny": "measured"})
+    assert runner.main(argv) == 0  # a declared failure passes while it fails ...
+    Fails.holds = True
+    assert runner.main(argv) == 1  # ... and fails the session once it holds
