@@ -30,3 +30,4 @@ def test_each_finding_holds_or_not_by_its_stated_rule():
     text = "\n".join(section(_numbers()))
     assert "| 0.41 (12 clusters) against 0.12 shuffled | yes |" in text
     assert "ctxdm1 vs ctxdm2 70%" in text
+    assert "| 70% of units with FTV below -0.5 or above 0.5 | yes |" in text

@@ -73,7 +73,7 @@ def _verdicts(numbers: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(
             (
                 "ctxdm1 vs ctxdm2: two groups of units, FTV peaks near -1 and +1",
-                f"{ctx:.0%} of units with |FTV| > {_SEPARATED}",
+                f"{ctx:.0%} of units with FTV below -{_SEPARATED} or above {_SEPARATED}",
                 "yes" if ctx >= 0.5 else "no",
             )
         )
