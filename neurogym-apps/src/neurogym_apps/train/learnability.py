@@ -94,12 +94,14 @@ RECIPES: dict[str, dict[str, Any]] = {
 #: For each task that stays below the bar: what was tried, and why it fails.
 NOTES: dict[str, str] = {
     "AngleReproduction": (
-        "RecurrentPPO (one 64-unit LSTM shared by actor and critic): 0.326 after 300k steps, "
-        "0.359 after 1M (about 4 minutes; the bar is 0.362, the scripted agent 0.384, chance "
-        "0.164). The pointer turns 0.05 rad per step, so most of the score is set by where "
-        "the angles fall; the rest needs a policy that starts turning in the right direction "
-        "from the first stimulus on and remembers the second angle while reproducing the "
-        "first. Larger networks and longer budgets were not tried within the 10-minute cap."
+        "RecurrentPPO (one 64-unit LSTM shared by actor and critic): 0.359 after 1M steps "
+        "(2026-11-26), 0.367 after 2M (2026-11-29; the bar is 0.378, the scripted agent 0.402, "
+        "chance 0.164). The training policy's trial performance over the 2M steps: 0.33 at "
+        "200k, 0.32 at 400k, 0.35 at 800k, 0.36 at 1.2M, 0.39 at 1.6M, 0.37 at 2M: slow and "
+        "noisy, not yet flat. The pointer turns 0.05 rad per step, so most of the score is set "
+        "by where the angles fall; the rest needs a policy that turns the right way from the "
+        "first stimulus on and remembers the second angle while reproducing the first. A "
+        "larger network was not tried."
     ),
     "Reaching1D": (
         "PPO (MlpPolicy) with gamma 0.9: 0.213 after 1M steps (2026-11-29; gamma 0.99 gave "
@@ -110,11 +112,13 @@ NOTES: dict[str, str] = {
         "either that agent is not the optimum or training counts performance differently."
     ),
     "perceptualdecisionmaking.roitman02": (
-        "PPO (memoryless) with abort=True: 0.750 after 300k steps, answering from single "
-        "noisy frames; RecurrentPPO: 0.804 after 1M steps (about 4 minutes; the bar is 0.824, "
-        "the ideal observer of the whole stimulus 0.899, chance 0.150). With upstream's "
-        "default abort=False, PPO broke fixation on every trial (a -0.1 penalty and the trial "
-        "goes on), which is why the recipe sets abort=True."
+        "RecurrentPPO with abort=True: 0.804 after 1M steps (2026-11-26) and 0.796 after 2M "
+        "(2026-11-29; the bar is 0.824, the ideal observer of the whole stimulus 0.899, chance "
+        "0.150). Its training performance is flat from 200k steps on (0.79-0.85 at every "
+        "tenth of the 2M): a longer budget does not help. A memoryless PPO reaches the same "
+        "0.81 in 300k steps (docs/rl.md), so the LSTM adds no integration of the evidence "
+        "here. With upstream's default abort=False, PPO broke fixation on every trial (a -0.1 "
+        "penalty and the trial goes on), which is why the recipe sets abort=True."
     ),
     "HierarchicalReasoning": (
         "Trained on independent trials (its row), it cannot know the rule, which runs on "
