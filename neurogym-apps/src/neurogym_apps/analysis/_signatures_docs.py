@@ -21,17 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from neurogym_apps import _json
+from neurogym_apps.train._across import ACROSS_TRIALS_CONFIG
 
 __all__ = ["RUNS", "Run", "main"]
-
-#: Training across trials as docs/training.md section 5 measures it.
-ACROSS = {
-    "across_trials": True,
-    "chunk_steps": 30,
-    "batch_size": 16,
-    "lr": 5e-3,
-    "response_weight": 5,
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,17 +123,21 @@ RUNS: dict[str, Run] = {
     "mante": Run(
         "ContextDecisionMaking", {"steps": 6000}, {"use_expl_context": True}, 4000, _mante
     ),
-    "ibl": Run("IBLBlock", {**ACROSS, "steps": 2500}, {}, 20000, _ibl),
+    "ibl": Run("IBLBlock", {**ACROSS_TRIALS_CONFIG, "steps": 2500}, {}, 20000, _ibl),
     "hierarchical": Run(
         "HierarchicalReasoning",
-        {**ACROSS, "chunk_steps": 120, "steps": 1500},  # chunks span 3 trials of ~40 steps
+        {
+            **ACROSS_TRIALS_CONFIG,
+            "chunk_steps": 120,
+            "steps": 1500,
+        },  # chunks span 3 trials of ~40 steps
         {},
         4000,
         _switch("HierarchicalReasoning", "rule"),
     ),
     "changing": Run(
         "ChangingEnvironment",
-        {**ACROSS, "steps": 6000},
+        {**ACROSS_TRIALS_CONFIG, "steps": 6000},
         {"cxt_ch_prob": 0.05},
         4000,
         _switch("ChangingEnvironment", "context"),

@@ -25,7 +25,13 @@ from neurogym_apps.train._evaluate import strict_criterion
 if TYPE_CHECKING:
     from neurogym_apps.train._network import RecurrentNetwork
 
-__all__ = ["Chunk", "Streams", "with_feedback"]
+__all__ = ["ACROSS_TRIALS_CONFIG", "Chunk", "Streams", "with_feedback"]
+
+#: TrainConfig fields of training across trials as docs/training.md section 5 measures it (the
+#: learnability table's cross-trial rows and the signature runs start from it).
+ACROSS_TRIALS_CONFIG: dict[str, Any] = {
+    "across_trials": True, "chunk_steps": 30, "batch_size": 16, "lr": 5e-3, "response_weight": 5,
+}  # fmt: skip
 
 
 def with_feedback(env: gym.Env[Any, Any]) -> gym.Env[Any, Any]:

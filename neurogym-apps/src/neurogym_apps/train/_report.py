@@ -139,11 +139,12 @@ def choices_report(strengths: Any, choices: Any, title: str) -> tuple[Any, dict[
     from neurogym_apps.plot._psignifit import INSTALL, installed
 
     values: dict[str, Any] = {"trials": int(np.size(choices))}
-    if not installed():  # a run's figures do not need psignifit: say it is missing
+    psignifit = installed()
+    if not psignifit:  # a run's figures do not need psignifit: say it is missing
         values["psignifit"] = f"not installed: {INSTALL}"
         title = f"{title} (psignifit not installed: GLM fit, no intervals)"
     try:
-        fig, fit = plot_psychometric(strengths, choices, fit="psignifit" if installed() else "glm")
+        fig, fit = plot_psychometric(strengths, choices, fit="psignifit" if psignifit else "glm")
     except ValueError as exc:  # drawn without a fit; the reason is in the figure
         fig, _ = plot_psychometric(strengths, choices, kind=None)
         values.update(fit=None, reason=str(exc))

@@ -32,6 +32,7 @@ from neurogym.wrappers import MultiEnvs, iter_chain
 from neurogym_apps import _json
 from neurogym_apps._active import active_task
 from neurogym_apps._cli import add_ray_argument, add_threads_argument
+from neurogym_apps.train._across import ACROSS_TRIALS_CONFIG
 from neurogym_apps.train._ceilings import memory_ceiling, observed_ceiling, scripted_score
 from neurogym_apps.train._evaluate import chance_scores, evaluate
 from neurogym_apps.train._progress import torch_threads
@@ -60,10 +61,6 @@ TASK_KWARGS: dict[str, dict[str, Any]] = {
     "CVLearning": {"stage": 4},
 }
 
-_ACROSS = {
-    "across_trials": True, "chunk_steps": 30, "batch_size": 16, "lr": 5e-3, "response_weight": 5,
-}  # fmt: skip
-
 #: Per-task changes of the default recipe (TrainConfig fields, and ``budget``: a factor on the
 #: training steps per task), and why: the one place a task's recipe differs; shown in the table.
 RECIPES: dict[str, dict[str, Any]] = {
@@ -78,7 +75,7 @@ RECIPES: dict[str, dict[str, Any]] = {
     # one-step trials 0.33 s), hence the smaller budgets. With the defaults (32 streams x 50 steps,
     # lr 0.003, response_weight 1) ChangingEnvironment scored 0.458 after 10,000 steps.
     **{
-        name: {**_ACROSS, "budget": budget}
+        name: {**ACROSS_TRIALS_CONFIG, "budget": budget}
         for name, budget in (
             ("ChangingEnvironment", 0.3),
             ("HierarchicalReasoning", 0.3),
