@@ -56,7 +56,8 @@ def make_vector_env(
         vectorization: ``"auto"`` (native when possible, else the loop), ``"native"`` (raise
             if the task cannot be stepped natively) or ``"loop"`` (always the loop).
         **kwargs: Arguments of ``neurogym.make`` for every sub-env: the task's constructor
-            arguments, ``wrappers=``, ``max_episode_steps=``, ``trials_per_episode=``.
+            arguments, ``wrappers=``, ``max_episode_steps=``, ``trials_per_episode=``,
+            ``hold_fixation=``.
 
     Returns:
         A :class:`TrialVectorEnv` or a :class:`~gymnasium.vector.SyncVectorEnv`; its

@@ -237,7 +237,6 @@ def as_sb3_vec_env(
     seed: int | None = None,
     vectorization: str = "auto",
     full_info: bool = False,
-    hold_fixation: bool = False,
     **make_kwargs: Any,
 ) -> VecEnv:
     """``N`` envs of a task as a stable-baselines3 ``VecEnv`` (for PPO, A2C, RecurrentPPO).
@@ -251,11 +250,11 @@ def as_sb3_vec_env(
             baselines3's ``VecEnv.seed``; ``PPO(..., seed=s)`` calls it too).
         vectorization: ``"auto"``, ``"native"`` or ``"loop"`` (see ``make_vector_env``).
         full_info: Native env only: every info key every step (see :class:`TrialSB3VecEnv`).
-        hold_fixation: Fixation is held until the response and a break ends the trial, as
-            labs train it (``TrialEnv.hold_fixation``, set on every env's task; a task id
-            only). Off by default: the task's own rule, as upstream.
         **make_kwargs: Task arguments, ``wrappers=``, ``max_episode_steps=``,
-            ``trials_per_episode=`` (as for ``neurogym.make``), with a task id only.
+            ``trials_per_episode=`` and ``hold_fixation=`` (fixation held until the
+            response, a break ending the trial, as labs train it; off by default: the task's
+            own rule, as upstream), as for ``neurogym.make``, with a task id only. They are
+            kept (``neurogym_kwargs``), so ``evaluate`` makes the same task.
 
     Returns:
         A :class:`TrialSB3VecEnv` when the task is stepped natively, else a
@@ -263,8 +262,8 @@ def as_sb3_vec_env(
 
     Raises:
         TypeError: ``env`` is neither a task id nor a neurogym vector env, task arguments
-            or ``hold_fixation`` were given with a vector env, or the task does not step by a
-            declarative rule (``hold_fixation``).
+            were given with a vector env, or ``hold_fixation=True`` for a task that does not
+            step by a declarative rule.
         ValueError: ``num_envs`` is missing, not a positive int, or does not match.
     """
     task: str | None = None
@@ -274,12 +273,9 @@ def as_sb3_vec_env(
         num_envs = validate.positive_int(num_envs, "num_envs")
         task = neurogym.spec(env).id
         venv = make_vector_env(num_envs, task_id=task, vectorization=vectorization, **make_kwargs)
-        if hold_fixation:
-            _hold_fixation(venv)
     elif isinstance(env, gym.vector.VectorEnv):
-        given = sorted([*make_kwargs, *(["hold_fixation"] if hold_fixation else [])])
-        if given:
-            raise TypeError(f"task arguments {given} apply to a task id only")
+        if make_kwargs:
+            raise TypeError(f"task arguments {sorted(make_kwargs)} apply to a task id only")
         if num_envs is not None and num_envs != env.num_envs:
             raise ValueError(f"num_envs={num_envs} but the vector env has {env.num_envs}")
         venv = env
@@ -302,12 +298,3 @@ def as_sb3_vec_env(
     if seed is not None:
         out.seed(int(seed))
     return out
-
-
-def _hold_fixation(venv: gym.vector.VectorEnv[Any, Any, Any]) -> None:
-    """Sets ``hold_fixation`` on the task of every env of ``venv`` (native or a loop)."""
-    if isinstance(venv, TrialVectorEnv):
-        venv.set_attr("hold_fixation", True)
-        return
-    for single in getattr(venv, "envs", []):
-        single.unwrapped.hold_fixation = True

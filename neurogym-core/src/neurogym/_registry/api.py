@@ -75,6 +75,7 @@ def make(
     wrappers: Iterable[WrapperRequest] = (),
     max_episode_steps: int | None = None,
     trials_per_episode: int | None = None,
+    hold_fixation: bool = False,
     **kwargs: object,
 ) -> gymnasium.Env[Any, Any]:
     """Build a task env from the default registry (see :meth:`Registry.make`).
@@ -85,6 +86,8 @@ def make(
         wrappers: Wrapper names, or ``(name, kwargs)`` pairs, applied in order.
         max_episode_steps: Truncate episodes after this many steps.
         trials_per_episode: Terminate episodes at the end of this many trials.
+        hold_fixation: Hold fixation until the response, a break ending the trial, as labs
+            train it (``TrialEnv.hold_fixation``; False keeps the task's own rule, as upstream).
         **kwargs: Constructor arguments overriding the task's defaults.
 
     Returns:
@@ -95,6 +98,7 @@ def make(
         wrappers=wrappers,
         max_episode_steps=max_episode_steps,
         trials_per_episode=trials_per_episode,
+        hold_fixation=hold_fixation,
         **kwargs,
     )
 

@@ -424,6 +424,7 @@ class Registry:
         wrappers: Iterable[WrapperRequest] = (),
         max_episode_steps: int | None = None,
         trials_per_episode: int | None = None,
+        hold_fixation: bool = False,
         **kwargs: object,
     ) -> gymnasium.Env[Any, Any]:
         """Build a task env, set its episode limits and apply the requested wrappers.
@@ -438,6 +439,9 @@ class Registry:
                 ``max_episode_steps`` attribute).
             trials_per_episode: Terminate episodes at the end of this many trials (sets the
                 env's ``trials_per_episode`` attribute).
+            hold_fixation: Hold fixation until the response, a break ending the trial, as
+                labs train it (sets the env's ``hold_fixation``: ``TrialEnv.hold_fixation``;
+                False, the default, keeps the task's own rule, as upstream).
             **kwargs: Constructor arguments overriding the spec's defaults.
 
         Returns:
@@ -445,18 +449,23 @@ class Registry:
             the plugins' ``neurogym_env_created`` hooks see it (once).
 
         Raises:
-            TypeError: If an episode limit is given for an env that is not a neurogym
-                ``TrialEnv``, or an argument has the wrong type.
+            TypeError: If an episode limit or ``hold_fixation`` is given for an env that is
+                not a neurogym ``TrialEnv`` (or, for ``hold_fixation``, whose task has no
+                declarative rule), or an argument has the wrong type.
             ValueError: If an episode limit is not positive.
         """
         spec = self.resolve(task_id)
         plan = self._load_wrappers(wrappers)
-        limits = _checked_limits(
-            max_episode_steps=max_episode_steps, trials_per_episode=trials_per_episode
-        )
+        settings: dict[str, object] = {
+            **_checked_limits(
+                max_episode_steps=max_episode_steps, trials_per_episode=trials_per_episode
+            )
+        }
+        if validate.boolean(hold_fixation, "hold_fixation"):
+            settings["hold_fixation"] = True
         env = spec.make(**kwargs)
         base = env.unwrapped
-        for name, value in limits.items():
+        for name, value in settings.items():
             if not hasattr(base, name):
                 raise TypeError(
                     f"{name}= needs a neurogym TrialEnv, but task {spec.id!r} builds a "
