@@ -282,6 +282,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="cosine (default): anneal the learning rate to 0 over the budget",
     )
     parser.add_argument(
+        "--response-weight",
+        type=float,
+        default=5.0,
+        help="the loss's weight on response steps against the fixation before them (5, as "
+        "Yang et al.'s cost mask weighs the response; TrainConfig.response_weight)",
+    )
+    parser.add_argument(
         "--save",
         type=Path,
         default=Path("runs/yang19"),
@@ -316,6 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         hidden_size=args.hidden,
         lr=args.lr,
         lr_schedule=args.lr_schedule,
+        response_weight=args.response_weight,
         batch_size=args.batch_size,
         steps=args.steps,
         seed=args.seed,
@@ -334,7 +342,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "recipe": (
             f"GRU, {args.hidden} units, Adam lr {args.lr} ({args.lr_schedule} schedule), "
             f"batches of {args.batch_size} mixed trials, loss over every step up to the "
-            "response (`TrainConfig.loss='valid'`), "
+            f"response, the response weighted {args.response_weight:g}x "
+            "(`TrainConfig.loss='valid'`, `response_weight`), "
             f"gradient clip 1.0, seed {args.seed}, {args.threads} torch thread(s)"
         ),
         "steps": args.steps,
