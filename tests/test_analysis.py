@@ -137,6 +137,29 @@ def test_a_two_attractor_map_has_two_stable_points_and_a_saddle_between():
                                [[0.5, slope], [2.0, 0.5], [0.5, slope]], atol=1e-3)  # fmt: skip
 
 
+def test_an_lstm_without_recurrent_weights_has_its_analytic_fixed_point():
+    """Input and recurrent weights 0, biases b: ``c' = s(b_f) c + s(b_i) tanh(b_g)`` and
+    ``h' = s(b_o) tanh(c')``, so ``c* = s(b_i) tanh(b_g) / (1 - s(b_f))``,
+    ``h* = s(b_o) tanh(c*)``; the Jacobian has eigenvalues ``s(b_f)`` (the c rows) and 0 (h'
+    does not depend on h)."""
+    units, (b_i, b_f, b_g, b_o) = 3, (0.5, 1.0, 0.8, -0.3)
+    network = RecurrentNetwork(2, 3, units, "lstm")
+    with torch.no_grad():
+        for parameter in network.recurrent.parameters():
+            parameter.zero_()
+        network.recurrent.bias_ih_l0.copy_(torch.tensor([b_i, b_f, b_g, b_o]).repeat_interleave(3))
+    sigmoid = torch.sigmoid(torch.tensor([b_i, b_f, b_o], dtype=torch.float64)).numpy()
+    c_star = sigmoid[0] * np.tanh(b_g) / (1 - sigmoid[1])
+    h_star = sigmoid[2] * np.tanh(c_star)
+    starts = np.random.default_rng(0).normal(size=(6, 2 * units))
+    points = find_fixed_points(network, starts, [0.3, -0.2], iterations=100, unique_distance=1e-2)
+    assert len(points) == 1
+    np.testing.assert_allclose(points.points[0], [h_star] * units + [c_star] * units, atol=1e-5)
+    moduli = np.abs(points.eigenvalues[0])
+    np.testing.assert_allclose(moduli, [sigmoid[1]] * units + [0.0] * units, atol=1e-6)
+    assert points.stable.tolist() == [True]
+
+
 def test_fixed_point_options_are_checked():
     with pytest.raises(ValueError, match="method"):
         find_fixed_points(lambda h, x: h, np.zeros((1, 2)), [0.0], method="newton")
@@ -145,11 +168,12 @@ def test_fixed_point_options_are_checked():
 
 
 # ----------------------------------------------------------------------------- activity
-def random_model(task: str = PDM, hidden: int = 8) -> TrainedModel:
+def random_model(task: str = PDM, hidden: int = 8, cell: str = "gru") -> TrainedModel:
     torch.manual_seed(0)
     env = neurogym.make(task)
-    network = RecurrentNetwork(env.observation_space.shape[0], env.action_space.n, hidden, "gru")
-    return TrainedModel(network.eval(), task, {}, TrainConfig(hidden_size=hidden), False)
+    network = RecurrentNetwork(env.observation_space.shape[0], env.action_space.n, hidden, cell)
+    config = TrainConfig(hidden_size=hidden, model=cell)
+    return TrainedModel(network.eval(), task, {}, config, False)
 
 
 def test_activity_is_the_network_run_on_the_seeded_batch_aligned_with_its_trials():
@@ -171,6 +195,24 @@ def test_activity_is_the_network_run_on_the_seeded_batch_aligned_with_its_trials
     assert table["value"][row] == activity.hidden[5, 0, 3]
     assert table["period"][0] == "fixation"
     assert table["time_ms"][row] == 500.0
+
+
+def test_an_lstm_s_cell_state_is_recorded_step_by_step():
+    model = random_model(cell="lstm")
+    activity = record_activity(model, 6, seed=3)
+    data = neurogym.batch(PDM, 6, seed=3)
+    x = torch.as_tensor(data.inputs, dtype=torch.float32)
+    with torch.no_grad():
+        expected, _ = model.network.recurrent(x)
+        _, (_, c_at_5) = model.network.recurrent(x[:, :6])  # c after step 5, from the layer
+    np.testing.assert_allclose(activity.hidden, expected.numpy().swapaxes(0, 1), atol=1e-6)
+    assert activity.cell is not None
+    assert activity.cell.shape == activity.hidden.shape
+    np.testing.assert_allclose(activity.cell[5], c_at_5[0].numpy(), atol=1e-6)
+    assert np.isnan(activity.cell[~activity.valid]).all()
+    assert activity.states.shape[2] == 16  # h and c side by side, the map's state
+    assert activity.select([0, 2]).cell.shape[1] == 2
+    assert record_activity(random_model(), 2).cell is None  # a GRU's state is h alone
 
 
 def test_a_task_set_is_recorded_task_by_task_and_padded_with_nan():
@@ -224,6 +266,16 @@ def test_neurogym_analyze_writes_figures_and_strict_json_and_keeps_an_earlier_an
         "analysis.json",
         "pca_PerceptualDecisionMaking.png",
     }
+
+
+def test_neurogym_analyze_finds_an_lstm_s_fixed_points_in_h_and_c(tmp_path):
+    run = tmp_path / "run"
+    train(PDM, steps=5, hidden_size=8, model="lstm", progress=False).save(run)
+    assert main(["analyze", str(run), "--what", "fixed-points", "--trials", "8"]) == 0
+    result = json.loads((run / "analysis" / "analysis.json").read_text())
+    assert result["fixed_points"]["starts"] > 0
+    assert result["fixed_points"]["bound"] >= 2.0  # c has no (-1, 1) box
+    assert (run / "analysis" / "fixed_points.png").is_file()
 
 
 def test_neurogym_analyze_clusters_a_task_set_run(tmp_path):

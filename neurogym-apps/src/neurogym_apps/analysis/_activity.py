@@ -40,6 +40,8 @@ class Activity:
         periods: Period name to ``(start, end)`` step arrays ``(B,)`` (end exclusive;
             ``(0, 0)`` where a trial has no such period).
         dt: Step size in ms.
+        cell: ``(T, B, N)`` float32: an LSTM's cell state ``c`` beside :attr:`hidden`
+            (NaN on padding); None for a GRU or RNN, whose state is ``hidden`` alone.
     """
 
     hidden: np.ndarray
@@ -49,6 +51,7 @@ class Activity:
     trial: dict[str, np.ndarray]
     periods: dict[str, tuple[np.ndarray, np.ndarray]]
     dt: float
+    cell: np.ndarray | None = None
 
     def __repr__(self) -> str:
         """One line: the shape and the tasks."""
@@ -57,6 +60,17 @@ class Activity:
             f"Activity(steps={steps}, trials={trials}, units={units}, "
             f"tasks={list(self.tasks)}, dt={self.dt:g})"
         )
+
+    @property
+    def states(self) -> np.ndarray:
+        """``(T, B, S)``: the network's whole state, the state of its map.
+
+        :attr:`hidden` for a GRU or RNN (``S = N``); ``h`` and ``c`` side by side for an LSTM
+        (``S = 2N``), as :func:`~neurogym_apps.analysis.transition` steps it.
+        """
+        if self.cell is None:
+            return self.hidden
+        return np.concatenate([self.hidden, self.cell], axis=-1)
 
     @property
     def tasks(self) -> tuple[str, ...]:
@@ -70,6 +84,7 @@ class Activity:
         steps = int(np.flatnonzero(valid.any(1)).max() + 1) if valid.any() else 0
         return Activity(
             hidden=self.hidden[:steps, index],
+            cell=None if self.cell is None else self.cell[:steps, index],
             inputs=self.inputs[:steps, index],
             valid=valid[:steps],
             task=self.task[index],
@@ -137,14 +152,15 @@ def _refuse(n_bytes: float, max_bytes: int, what: str, lower: str) -> None:
         )
 
 
-def activity_bytes(steps: int, trials: int, units: int, n_in: int) -> int:
-    """The memory :func:`record_activity` keeps: ``steps x trials x (units + n_in + 1) x 4``.
+def activity_bytes(steps: int, trials: int, units: int, n_in: int, lstm: bool = False) -> int:
+    """The memory :func:`record_activity` keeps: ``steps x trials x (S + n_in + 1) x 4``.
 
-    Hidden states and inputs as float32 plus the valid mask (counted at 4 bytes too), for
-    ``trials`` trials padded to ``steps`` steps; trial variables and periods add a few values
-    per trial.
+    States (``S``: ``units``, or ``2 x units`` for an LSTM's ``h`` and ``c``) and inputs as
+    float32 plus the valid mask (counted at 4 bytes too), for ``trials`` trials padded to
+    ``steps`` steps; trial variables and periods add a few values per trial.
     """
-    return steps * trials * (units + n_in + 1) * _FLOAT
+    state = 2 * units if lstm else units
+    return steps * trials * (state + n_in + 1) * _FLOAT
 
 
 def task_names(model: TrainedModel) -> tuple[str, ...]:
@@ -175,7 +191,8 @@ def record_activity(
     The trials of each task are ``neurogym.batch(env, trials, seed=seed)`` of the model's task
     (for a task set, the set with all probability on that task, so the network sees the rule
     input it was trained with). The network runs over whole trials from a zero state (as in
-    training); its outputs are not fed back.
+    training); its outputs are not fed back. An LSTM is run one step at a time, to record its
+    cell state too (:attr:`Activity.cell`).
 
     Args:
         model: A trained model (``TrainedModel.load(run_folder)``).
@@ -208,8 +225,9 @@ def record_activity(
     steps = max(int(np.asarray(b.inputs).shape[1]) for b in batches)
     units = int(model.network.recurrent.hidden_size)
     n_in = int(model.network.recurrent.input_size)
+    lstm = model.network.cell == "lstm"
     _refuse(
-        activity_bytes(steps, trials * len(chosen), units, n_in),
+        activity_bytes(steps, trials * len(chosen), units, n_in, lstm),
         max_bytes,
         f"the activity of {trials:,} trials x {len(chosen)} task(s) x {steps} steps x "
         f"{units} units",
@@ -220,12 +238,30 @@ def record_activity(
     return _concat(parts)
 
 
+def _states(layer: torch.nn.Module, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """``h`` at every step ``(B, T, N)``, and an LSTM's ``c`` too (else None)."""
+    x = torch.as_tensor(inputs)
+    if not isinstance(layer, torch.nn.LSTM):
+        hidden, _ = layer(x)
+        return hidden.numpy(), None
+    state = None  # nn.LSTM returns only the last c: step it to record c at every step
+    hs, cs = [], []
+    for t in range(x.shape[1]):
+        _, state = layer(x[:, t : t + 1], state)
+        hs.append(state[0][0])
+        cs.append(state[1][0])
+    return torch.stack(hs, 1).numpy(), torch.stack(cs, 1).numpy()
+
+
 def _run(model: TrainedModel, data: Any, name: str, steps: int) -> Activity:
     """One task's batch through the recurrent layer, padded to ``steps``."""
     inputs = np.asarray(data.inputs, dtype=np.float32)
-    hidden, _ = model.network.recurrent(torch.as_tensor(inputs))
+    hidden, cell = _states(model.network.recurrent, inputs)
     valid = np.asarray(data.valid, dtype=bool)
-    hidden_np = np.where(valid[..., None], hidden.numpy(), np.nan).astype(np.float32)
+
+    def masked(state: np.ndarray) -> np.ndarray:
+        return np.where(valid[..., None], state, np.nan).astype(np.float32)
+
     pad = steps - inputs.shape[1]
 
     def time_first(array: np.ndarray, fill: Any) -> np.ndarray:
@@ -235,7 +271,8 @@ def _run(model: TrainedModel, data: Any, name: str, steps: int) -> Activity:
     count = inputs.shape[0]
     trial = {key: np.asarray(value) for key, value in data.trial.items() if key != "task"}
     return Activity(
-        hidden=time_first(hidden_np, np.nan),
+        hidden=time_first(masked(hidden), np.nan),
+        cell=None if cell is None else time_first(masked(cell), np.nan),
         inputs=time_first(inputs, 0.0),
         valid=time_first(valid, False),
         task=np.full(count, name, dtype=object),
@@ -262,6 +299,9 @@ def _concat(parts: list[Activity]) -> Activity:
         periods[key] = (np.concatenate(starts), np.concatenate(ends))
     return Activity(
         hidden=np.concatenate([part.hidden for part in parts], axis=1),
+        cell=None
+        if parts[0].cell is None
+        else np.concatenate([part.cell for part in parts if part.cell is not None], axis=1),
         inputs=np.concatenate([part.inputs for part in parts], axis=1),
         valid=np.concatenate([part.valid for part in parts], axis=1),
         task=np.concatenate([part.task for part in parts]),

@@ -86,12 +86,11 @@ def _fixed_points(
     model: TrainedModel, activity: Activity, starts: int, seed: int
 ) -> tuple[dict[str, FixedPoints], dict[str, Any]]:
     """Fixed and slow points under the mean input of each period, from visited states."""
-    if model.config.model == "lstm":
-        raise ValueError(
-            "fixed points of an LSTM need its cell state too, which the recorded activity "
-            "lacks; use find_fixed_points(transition(model.network), ...) with (h, c) starts"
-        )
-    states = activity.hidden[activity.valid]
+    states = activity.states[activity.valid]  # an LSTM's h and c side by side
+    # GRU and tanh RNN states never leave (-1, 1); an LSTM's c has no such bound, so its
+    # search keeps points within twice the largest state visited (beyond, saturated gates
+    # make every state a fixed point that no trial reaches)
+    bound = 1.0 if activity.cell is None else 2.0 * max(1.0, float(np.abs(states).max()))
     rng = np.random.default_rng(seed)
     initial = states[rng.choice(len(states), size=min(starts, len(states)), replace=False)]
     found, summary = {}, {}
@@ -99,7 +98,7 @@ def _fixed_points(
         x = constant_input(activity, period)
         points = find_fixed_points(
             model.network, initial, x, noise=0.01, max_speed=MAX_SPEED, unique_distance=0.05,
-            bound=1.0, seed=seed,
+            bound=bound, seed=seed,
         )  # fmt: skip
         found[period] = points
         summary[period] = {
@@ -110,7 +109,12 @@ def _fixed_points(
             "unstable_dims": points.unstable_dims,
             "largest_eigenvalue_modulus": np.abs(points.eigenvalues[:, 0]),
         }
-    return found, {"task": activity.tasks[0], "starts": len(initial), "by_period": summary}
+    return found, {
+        "task": activity.tasks[0],
+        "starts": len(initial),
+        "bound": bound,
+        "by_period": summary,
+    }
 
 
 def _periods(activity: Activity) -> list[str]:
