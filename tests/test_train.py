@@ -563,6 +563,25 @@ def test_ideal_ceilings_and_rescoring_the_stored_rows():
     assert learnability.rescore([untrained]) == [untrained]
 
 
+def test_an_rl_row_s_scripted_agent_is_rescored_on_the_agent_s_trials():
+    """Reaching1D's gap from chance to its scripted agent (0.045) is below one trial's SD
+    (0.34): on 200 trials the agent scored 0.228, on the 500 evaluation trials 0.214."""
+    from neurogym_apps.train import learnability
+    from neurogym_apps.train._rl_rows import rl_oracle
+
+    row = {
+        "task": "Reaching1D", "plugin": "motor", "rl": "PPO", "accuracy": 0.213,
+        "chance": 0.169, "oracle": 0.228, "ideal": None, "ceiling": 0.228,
+        "status": "not learned within the budget",
+    }  # fmt: skip
+    (rescored,) = learnability.rescore([row], 500)
+    paired, _ = rl_oracle("Reaching1D", 500)
+    assert rescored["oracle"] == rescored["ceiling"] == paired
+    assert paired == pytest.approx(0.2143, abs=1e-3)
+    assert rl_oracle("Reaching1D", 200)[0] == pytest.approx(0.2279, abs=1e-3)  # the old row's
+    assert rescored["status"] == "learned"  # 0.213 >= 0.169 + 0.9 * (0.214 - 0.169)
+
+
 def test_a_task_sets_ceiling_averages_its_tasks_ceilings():
     from neurogym_apps.train import learnability, yang19
 

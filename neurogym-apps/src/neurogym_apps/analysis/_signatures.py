@@ -18,7 +18,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-import neurogym
 from neurogym import validate
 from neurogym_apps.analysis._deps import require
 
@@ -201,44 +200,19 @@ def record_trials(
         The trials in the order they ended; see :class:`Recorder` for the added keys.
     """
     from neurogym_apps.train import torch_threads
-    from neurogym_apps.train._evaluate import run_closed_loop
+    from neurogym_apps.train._evaluate import closed_loop_agent, run_closed_loop
+    from neurogym_apps.train._sb3 import is_predict_model
 
-    make, act, reset_state, carry = _agent(model, env_kwargs, carry_state, task)
+    make, act, reset_state = closed_loop_agent(model, task, env_kwargs)
+    if carry_state is None:  # an sb3 model's episodes span trials
+        carry_state = is_predict_model(model) or model.config.across_trials
     streams = itertools.count()
     with torch_threads(1):
         run = run_closed_loop(
             lambda: Recorder(make(), next(streams)), act, trials, seed=seed,
-            carry_state=carry, reset_state=reset_state,
+            carry_state=bool(carry_state), reset_state=reset_state,
         )  # fmt: skip
     return run.trials
-
-
-def _agent(
-    model: Any, env_kwargs: dict[str, Any] | None, carry_state: bool | None, task: str | None
-) -> tuple[Callable[[], gym.Env[Any, Any]], Any, Any, bool]:
-    """``(make_env, act, reset_state, carry_state)`` of a closed loop of ``model``."""
-    from neurogym_apps.train._evaluate import _zero_rows
-    from neurogym_apps.train._sb3 import is_predict_model, predict_policy, predict_task
-
-    if is_predict_model(model):
-        task_id, kwargs = predict_task(model, task, env_kwargs)
-        act, reset_state = predict_policy(model)
-
-        def make_sb3() -> gym.Env[Any, Any]:
-            return neurogym.make(task_id, **kwargs)
-
-        return make_sb3, act, reset_state, True if carry_state is None else carry_state
-
-    def make() -> gym.Env[Any, Any]:
-        env: gym.Env[Any, Any] = model.make_env(env_kwargs)
-        return env
-
-    def act_model(obs: np.ndarray, state: Any, rng: np.random.Generator) -> tuple[Any, Any]:
-        del rng
-        return model.act(obs, state)  # type: ignore[no-any-return]
-
-    carry = model.config.across_trials if carry_state is None else carry_state
-    return make, act_model, _zero_rows, bool(carry)
 
 
 def column(trials: Sequence[dict[str, Any]], key: str, dtype: Any = float) -> np.ndarray:

@@ -482,15 +482,7 @@ def _evaluate(
     env_kwargs: dict[str, Any] | None,
     task: str | None,
 ) -> Evaluation:
-    if is_predict_model(model):
-        task, kwargs = predict_task(model, task, env_kwargs)
-        act, reset_state = predict_policy(model)
-        make = _maker(task, kwargs)
-    else:
-        task = model.task if task is None else task
-        kwargs = model.env_kwargs if env_kwargs is None else env_kwargs
-        act, reset_state = _act_of(model), _zero_rows
-        make = _maker(task, kwargs, feedback=model.config.across_trials)
+    make, act, reset_state = closed_loop_agent(model, task, env_kwargs)
     if carry_state is None:
         carry_state = not is_predict_model(model) and model.config.across_trials
 
@@ -506,6 +498,26 @@ def _evaluate(
     )
     baselines = _baseline_runs(make, trials, seed, fixation) if chance else {}
     return Evaluation.of(run, criterion, baselines)
+
+
+def closed_loop_agent(
+    model: Any, task: str | None, env_kwargs: dict[str, Any] | None
+) -> tuple[Callable[[], gym.Env[Any, Any]], BatchPolicy, Callable[[Any, np.ndarray], Any]]:
+    """How a closed loop runs ``model``: ``(make_env, act, reset_state)``.
+
+    For :func:`evaluate` and :func:`neurogym_apps.analysis.record_trials`. ``model`` is a
+    :class:`TrainedModel` (its task and arguments unless given, with the feedback inputs if
+    it was trained across trials; its state restarted by zeroing rows) or a
+    stable-baselines3 model (the task and arguments its ``as_sb3_vec_env`` envs were made
+    with unless given; its state restarted as stable-baselines3 restarts it).
+    """
+    if is_predict_model(model):
+        task, kwargs = predict_task(model, task, env_kwargs)
+        act, reset_state = predict_policy(model)
+        return _maker(task, kwargs), act, reset_state
+    task = model.task if task is None else task
+    kwargs = model.env_kwargs if env_kwargs is None else env_kwargs
+    return _maker(task, kwargs, feedback=model.config.across_trials), _act_of(model), _zero_rows
 
 
 def _maker(

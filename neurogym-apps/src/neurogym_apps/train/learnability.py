@@ -14,8 +14,6 @@ import argparse
 import datetime
 import json
 import math
-import os
-import platform
 import sys
 import time
 from collections.abc import Sequence
@@ -23,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 import neurogym
 from neurogym import validate
@@ -35,8 +32,9 @@ from neurogym_apps._cli import add_ray_argument, add_threads_argument
 from neurogym_apps.train._across import ACROSS_TRIALS_CONFIG
 from neurogym_apps.train._ceilings import memory_ceiling, observed_ceiling, scripted_score
 from neurogym_apps.train._evaluate import chance_scores, evaluate
+from neurogym_apps.train._learn_table import markdown
 from neurogym_apps.train._progress import torch_threads
-from neurogym_apps.train._rl_rows import RL_RECIPES, rl_row
+from neurogym_apps.train._rl_rows import RL_RECIPES, rl_oracle, rl_row
 from neurogym_apps.train._trainer import TrainConfig, train
 
 __all__ = [
@@ -315,13 +313,22 @@ def _scored_row(
 def rescore(rows: list[dict[str, Any]], eval_trials: int = 500) -> list[dict[str, Any]]:
     """The rows with chance, ceilings and statuses recomputed from the installed tasks.
 
-    No training: for after a chance baseline or an ideal observer is added or corrected.
-    Chance is measured as the evaluation measures it (``eval_trials`` trials, seed 1).
+    No training: for after a chance baseline, an ideal observer or a scripted agent is added
+    or corrected. Chance is measured as the evaluation measures it (``eval_trials`` trials,
+    seed 1); an RL row keeps the chance of its evaluation and its scripted agent is scored on
+    the same trials.
     """
     out = []
     for row in rows:
-        # RL rows keep rl_row's numbers; an unmeasured accuracy (null) has no status to redo
-        if row.get("accuracy") is not None and "rl" not in row:
+        if row.get("accuracy") is not None and "rl" in row and row["task"] in RL_RECIPES:
+            # RL rows keep rl_row's chance (from the same evaluation); their scripted agent
+            # is scored again on the agent's trials (paired: eval_trials, seed 1)
+            oracle, _ = rl_oracle(row["task"], eval_trials)
+            ceiling = oracle if row.get("ideal") is None else min(oracle, row["ideal"])
+            status = _status(row["accuracy"], row["chance"], ceiling)
+            row = {**row, "oracle": oracle, "ceiling": ceiling, "status": status}
+        # an unmeasured accuracy (null) has no status to redo
+        elif row.get("accuracy") is not None and "rl" not in row:
             kwargs = row.get("env_kwargs") or None
             ideal = ideal_ceiling(row["task"], env_kwargs=kwargs)
             memory = memory_ceiling(row["task"], env_kwargs=kwargs)
@@ -370,125 +377,8 @@ def _status(accuracy: float, chance: float, ceiling: float) -> str:
     return "not learned within the budget"
 
 
-def _runs(rows: list[dict[str, Any]]) -> str:
-    """The runs that wrote the rows: command, minutes and how many rows each wrote."""
-    counts: dict[tuple[str, float], int] = {}
-    for row in rows:
-        run = row.get("run") or {"command": "an earlier run", "minutes": 0.0}
-        key = (run["command"], float(run["minutes"]))
-        counts[key] = counts.get(key, 0) + 1
-    return "; ".join(
-        f"`{cmd}` ({minutes:.0f} min, {n} rows)" for (cmd, minutes), n in counts.items()
-    )
-
-
-def _num(row: dict[str, Any], key: str) -> str:
-    return f"{row[key]:.3f}" if row.get(key) is not None else ""
-
-
-def _header(runs: str) -> list[str]:
-    return [
-        "# Learnability",
-        "",
-        "Every task of every installed plugin, trained with one recipe and budget and evaluated",
-        "closed loop: the network steps the env. *accuracy* is strict "
-        "(`neurogym_apps.train.evaluate`:",
-        "fixation held on every step before the response, then the correct response; tasks",
-        "scored by their own criterion use the env's performance); *env perf.* is the env's own",
-        '`info["performance"]`. *chance* is the best of a random policy, a fixation-only policy',
-        "and a guess (fixate until the answer is due, then one answer drawn uniformly among the",
-        "task's answers: how an animal guesses; `neurogym_apps.train.Guess`), measured the same",
-        "way; *oracle* is a scripted agent that plays the ground truth;",
-        "*ideal* is the task's ideal observer where its inputs leave answers undetermined",
-        "(noise, zero coherence, a hidden context or rule, ties: `TrialEnv.ideal_observer`, whose",
-        "docstring in each task says what the observer knows; 20,000 trials), without memory of",
-        "earlier trials; *memory* is, for a task whose rule, context or block runs on across",
-        "trials, the Bayesian observer of the stream (`stream_observer`: it remembers earlier",
-        "trials and the outcomes of its own answers; 20,000 consecutive trials); *ceiling* is",
-        "*memory* where there is one, else the lower of *oracle* and *ideal*. A task is",
-        f"*learned* when the network closes {LEARNED_FRACTION:.0%}",
-        "of the gap from chance to the ceiling.",
-        "",
-        "- Command: `python3 run.py nox -s learn` (all installed plugins), or per family "
-        "`... -- --plugin NAME` or per task `... -- --task NAME`, which keep the other rows "
-        "(each row has its date); `... -- --rescore` recomputes chance, ceilings and statuses "
-        f"without training. The rows come from: {runs}.",
-        "- Supervised recipe: GRU, 64 units, Adam lr 0.003, batches of 32 trials "
-        "(`neurogym.batch`), at most *budget* training steps per task on one torch "
-        "thread (two tasks at a time on 2 cores), seed 0 (weights and trials), loss over every "
-        "step up to the response. Every 1,000 training steps a check evaluation "
-        f"({CHECK_TRIALS} trials, seed 2) ends training once it clears the bar by one standard "
-        "error; *steps* are the training steps used and *trained* their wall time (a row "
-        "whose budget is in seconds was trained under the earlier time budget). Evaluation: "
-        "500 other trials, seed 1, the network's state restarting at every trial (carried "
-        "across trials for a network trained across trials; a task whose trials depend on "
-        "earlier ones runs streams of at least 250 trials, so rows of those tasks dated "
-        "before 2026-11-29 were scored on 64 streams of 8 trials instead). Task "
-        "arguments other than the defaults are shown next to "
-        "the task (`TASK_KWARGS`), per-task recipe changes in brackets (`RECIPES`); "
-        "`neurogym_apps/train/learnability.py` says why for each.",
-        "- RL recipe (tasks without a ground truth, or behind a step-level wrapper): "
-        "stable-baselines3 PPO or sb3-contrib RecurrentPPO (`RL_RECIPES` in "
-        "`neurogym_apps/train/_rl_rows.py`, with the reason for each), 16 envs, the budget in "
-        "steps; evaluated the same way (with the state carried across trials where trained "
-        "so). Their *oracle* is a scripted agent that sees what an agent sees (DawTwoStep's "
-        "learns the rewarded state from rewards; MatchingPenny's opponent is predictable from "
-        "the agent's own choices), so its score is reachable.",
-        f"- Machine: {platform.platform()}, {os.cpu_count()} CPU cores, Python "
-        f"{platform.python_version()}, torch {torch.__version__}, numpy {np.__version__}.",
-        "",
-        "| task | plugin | accuracy | env perf. | chance | oracle | ideal | memory | ceiling "
-        "| steps | trained | budget | date | status |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-
-
-def _table_row(row: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={v!r}" for k, v in row.get("env_kwargs", {}).items())
-    task = f"{row['task']} ({args})" if args else row["task"]
-    changes = ", ".join(f"{k}={v!r}" for k, v in row.get("recipe", {}).items())
-    task = f"{task} [{changes}]" if changes else task
-    budget = row.get("rl") or _budget(row)
-    return (
-        f"| {task} | {row['plugin']} | {_num(row, 'accuracy')} | {_num(row, 'performance')} "
-        f"| {_num(row, 'chance')} | {_num(row, 'oracle')} | {_num(row, 'ideal')} "
-        f"| {_num(row, 'memory')} | {_num(row, 'ceiling')} | {row.get('steps', '')} "
-        f"| {_seconds(row.get('trained'))} "
-        f"| {budget} | {row['date']} | {row['status']} |"
-    )
-
-
-def _summary(rows: list[dict[str, Any]]) -> list[str]:
-    scored = [row for row in rows if "accuracy" in row]
-    learned = [row for row in scored if row["status"] == "learned"]
-    missed = [row for row in scored if row["status"] != "learned"]
-    lines = ["", f"**{len(learned)} of {len(scored)} scored tasks learned.**"]
-    unscored = [row["task"] for row in rows if "accuracy" not in row]
-    if unscored:
-        lines.append(f"Not scored: {', '.join(unscored)} (see their status).")
-    if missed:
-        lines += ["", "## Not learned, and why", ""]
-        for row in missed:
-            note = NOTES.get(row["task"], "not investigated yet")
-            lines.append(f"- **{row['task']}** ({_num(row, 'accuracy')} of "
-                         f"{_num(row, 'ceiling')}): {note}")  # fmt: skip
-    return lines
-
-
-def _markdown(rows: list[dict[str, Any]]) -> str:
-    lines = _header(_runs(rows)) + [_table_row(row) for row in rows] + _summary(rows)
-    return "\n".join(lines) + "\n"
-
-
-def _budget(row: dict[str, Any]) -> str:
-    """A row's training budget: steps, or seconds for rows trained under a time budget."""
-    if row.get("budget_steps") is not None:
-        return f"{row['budget_steps']:,} steps"
-    return _seconds(row.get("seconds"))
-
-
-def _seconds(value: float | None) -> str:
-    return "" if value is None else f"{value:.0f} s"
+def _table(rows: list[dict[str, Any]]) -> str:
+    return markdown(rows, NOTES, LEARNED_FRACTION, CHECK_TRIALS)
 
 
 def _merge(
@@ -568,7 +458,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.rescore:
         rows = rescore(json.loads(store.read_text(encoding="utf-8")), args.eval_trials)
         _json.write(store, rows, indent=1)
-        args.out.write_text(_markdown(rows), encoding="utf-8")
+        args.out.write_text(_table(rows), encoding="utf-8")
         return 0
     specs = [
         s
@@ -596,7 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     rows = _merge(store, rows, covered)
     _json.write(store, rows, indent=1)
-    text = _markdown(rows)
+    text = _table(rows)
     args.out.write_text(text, encoding="utf-8")
     print(text)
     return 0
