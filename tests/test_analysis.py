@@ -116,6 +116,11 @@ def test_the_fixed_point_of_a_linear_map_and_its_eigenvalues():
     np.testing.assert_allclose(np.abs(points.eigenvalues[0]), [1.5, 0.5], atol=1e-4)
     assert points.unstable_dims.tolist() == [1]
     assert not points.stable[0]
+    assert points.slowest == points.speeds[0] < 1e-9
+    none = find_fixed_points(step, starts, [0.0], iterations=1, unique_distance=1e-2)
+    assert len(none) == 0  # one iteration gets nowhere near: the search says how far it got
+    assert 1e-6 < none.slowest < np.inf
+    assert "slowest=" in repr(none)
 
 
 def test_a_two_attractor_map_has_two_stable_points_and_a_saddle_between():
@@ -275,6 +280,8 @@ def test_neurogym_analyze_finds_an_lstm_s_fixed_points_in_h_and_c(tmp_path):
     result = json.loads((run / "analysis" / "analysis.json").read_text())
     assert result["fixed_points"]["starts"] > 0
     assert result["fixed_points"]["bound"] >= 2.0  # c has no (-1, 1) box
+    for period in result["fixed_points"]["by_period"].values():
+        assert period["slowest_speed"] >= 0
     assert (run / "analysis" / "fixed_points.png").is_file()
 
 

@@ -67,6 +67,9 @@ class FixedPoints:
         tolerance: Eigenvalue moduli within this of 1 count as neutral (neither stable nor
             unstable): a GRU whose update gate saturates keeps some units exactly constant,
             eigenvalue 1 to float precision.
+        slowest: The lowest ``q`` any start reached, kept or not (NaN without starts): when
+            no point is found, how far the search got (an LSTM whose forget gates saturate
+            has slow manifolds along which ``q`` keeps falling as ``c`` grows).
     """
 
     points: np.ndarray
@@ -75,10 +78,14 @@ class FixedPoints:
     eigenvectors: np.ndarray
     inputs: np.ndarray
     tolerance: float = 1e-3
+    slowest: float = float("nan")
 
     def __repr__(self) -> str:
-        """One line: how many, how many stable."""
-        return f"FixedPoints(found={len(self.points)}, stable={int(self.stable.sum())})"
+        """One line: how many, how many stable, the slowest speed reached."""
+        return (
+            f"FixedPoints(found={len(self.points)}, stable={int(self.stable.sum())}, "
+            f"slowest={self.slowest:.1e})"
+        )
 
     def __len__(self) -> int:
         """The number of points."""
@@ -229,6 +236,7 @@ def find_fixed_points(
     x = x_row.expand(start.shape[0], -1)
     found = _minimise(fn, start, x, method, iterations, rate)
     speeds = _speeds(fn, found, x)
+    slowest = float(speeds.min()) if len(speeds) else float("nan")
     inside = np.ones(len(speeds), bool) if bound is None else found.abs().amax(1).numpy() <= bound
     slow = np.flatnonzero((speeds <= max_speed) & inside)
     points, speeds = found.numpy()[slow], speeds[slow]
@@ -247,4 +255,5 @@ def find_fixed_points(
         eigenvectors=np.asarray(vectors, dtype=complex).reshape(-1, size, size),
         inputs=x_row[0].numpy(),
         tolerance=tolerance,
+        slowest=slowest,
     )

@@ -104,6 +104,7 @@ def _fixed_points(
         summary[period] = {
             "input": x,
             "found": len(points),
+            "slowest_speed": points.slowest,
             "speeds": points.speeds,
             "stable": points.stable,
             "unstable_dims": points.unstable_dims,
