@@ -546,6 +546,20 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     assert (tmp_path / "figures" / "yang19_variance_map.png").stat().st_size > 5_000
 
 
+def test_a_row_stopped_early_by_the_check_but_below_the_bar_says_so():
+    from neurogym_apps.train.learnability import _status, _stopped_at
+
+    row = {"task": "PerceptualDecisionMaking", "steps": 2000, "budget_steps": 20_000}
+    assert _stopped_at(row) == 2000
+    assert _stopped_at({**row, "steps": 20_000}) is None  # the whole budget
+    assert _stopped_at({**row, "rl": "PPO"}) is None
+    # chance 0.488, ceiling 0.899: the bar is 0.858
+    stopped = "not learned: the check stopped training at 2,000 steps, below the bar"
+    assert _status(0.856, 0.488, 0.899, 2000) == stopped
+    assert _status(0.856, 0.488, 0.899) == "not learned within the budget"
+    assert _status(0.866, 0.488, 0.899, 2000) == "learned"
+
+
 def test_ideal_ceilings_and_rescoring_the_stored_rows():
     from neurogym_apps.train import learnability
 

@@ -29,7 +29,7 @@ def _num(row: dict[str, Any], key: str) -> str:
     return f"{row[key]:.3f}" if row.get(key) is not None else ""
 
 
-def _header(runs: str, learned_fraction: float, check_trials: int) -> list[str]:
+def _header(runs: str, learned_fraction: float, check_trials: int, check_margin: int) -> list[str]:
     return [
         "# Learnability",
         "",
@@ -60,13 +60,12 @@ def _header(runs: str, learned_fraction: float, check_trials: int) -> list[str]:
         "(`neurogym.batch`), at most *budget* training steps per task on one torch "
         "thread (two tasks at a time on 2 cores), seed 0 (weights and trials), loss over every "
         "step up to the response. Every 1,000 training steps a check evaluation "
-        f"({check_trials} trials, seed 2) ends training once it clears the bar by one standard "
-        "error; *steps* are the training steps used and *trained* their wall time (a row "
-        "whose budget is in seconds was trained under the earlier time budget). Evaluation: "
-        "500 other trials, seed 1, the network's state restarting at every trial (carried "
-        "across trials for a network trained across trials; a task whose trials depend on "
-        "earlier ones runs streams of at least 250 trials, so rows of those tasks dated "
-        "before 2026-11-29 were scored on 64 streams of 8 trials instead). Task "
+        f"({check_trials} trials, seed 2) ends training once it clears the bar by "
+        f"{check_margin} standard errors; *steps* are the training steps used and *trained* "
+        "their wall time. Evaluation: 500 other trials, seed 1, the network's state "
+        "restarting at every trial (carried across trials for a network trained across "
+        "trials; a task whose trials depend on earlier ones runs streams of at least 250 "
+        "trials). Task "
         "arguments other than the defaults are shown next to "
         "the task (`TASK_KWARGS`), per-task recipe changes in brackets (`RECIPES`); "
         "`neurogym_apps/train/learnability.py` says why for each.",
@@ -125,9 +124,10 @@ def markdown(
     notes: Mapping[str, str],
     learned_fraction: float,
     check_trials: int,
+    check_margin: int,
 ) -> str:
     """docs/learnability.md from the rows: the header, the table, why rows were not learned."""
-    header = _header(_runs(rows), learned_fraction, check_trials)
+    header = _header(_runs(rows), learned_fraction, check_trials, check_margin)
     lines = header + [_table_row(row) for row in rows] + _summary(rows, notes)
     return "\n".join(lines) + "\n"
 
