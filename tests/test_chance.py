@@ -43,6 +43,17 @@ def test_a_guess_scores_one_over_the_number_of_answers(task, expected):
         assert 0.2 < rate < 0.5, rate
 
 
+def test_a_task_that_asks_for_two_answers_is_guessed_twice():
+    """HierarchicalReasoning: a rule in rule_target, then a choice in decision; a guess that
+    held fixation through rule_target would never be paid (0)."""
+    guess = Guess.of(neurogym.make("HierarchicalReasoning"))
+    assert guess is not None
+    assert (guess.period, guess.responses) == ("decision", (3, 4))
+    assert guess.earlier == (("rule_target", (1, 2)),)
+    rate = guess_rate("HierarchicalReasoning")
+    assert abs(rate - 1 / 4) < 4 * np.sqrt(3 / 16 / TRIALS), rate
+
+
 def test_a_guess_is_timed_by_the_periods_not_by_the_ground_truth():
     # On a no-go trial the ground truth stays "fixate": a policy timed by it would withhold
     # on exactly those trials and score 1. The guess answers "go" or withholds at random.

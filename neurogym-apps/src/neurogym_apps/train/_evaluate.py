@@ -342,11 +342,15 @@ class Guess:
         responses: The actions a guess picks from (``TrialEnv.guess_responses``; by default
             every action but fixation, and fixation too where the task's rule is a
             :class:`~neurogym.rules.GoNoGoDecision`: there withholding is an answer).
+        earlier: ``(period, actions)`` pairs: answers the trial asks for before ``period``
+            (``TrialEnv.guess_earlier``; HierarchicalReasoning's rule), one drawn uniformly
+            in each such period, fixation between them.
     """
 
     fixation: int
     period: str
     responses: tuple[int, ...]
+    earlier: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @classmethod
     def of(cls, env: gym.Env[Any, Any]) -> Guess | None:
@@ -367,29 +371,40 @@ class Guess:
         responses = declared or tuple(a for a in actions if a != fixation)
         if declared is None and isinstance(getattr(task, "rule", None), GoNoGoDecision):
             responses = (fixation, *responses)  # withholding is an answer of a go/no-go task
-        return cls(fixation, period, tuple(int(a) for a in responses))
+        earlier = tuple(
+            (str(name), tuple(int(a) for a in answers))
+            for name, answers in (getattr(task, "guess_earlier", None) or {}).items()
+        )
+        return cls(fixation, period, tuple(int(a) for a in responses), earlier)
 
     def bind(self, envs: list[gym.Env[Any, Any]]) -> BatchPolicy:
         """The batch policy for ``envs`` (it reads where each env's trial is)."""
-        chosen: list[int | None] = [None] * len(envs)
+        chosen: list[tuple[str, int] | None] = [None] * len(envs)  # (period, its answer)
 
         def act(obs: np.ndarray, state: Any, rng: np.random.Generator) -> tuple[np.ndarray, Any]:
             del obs
             actions = np.full(len(envs), self.fixation)
             for i, env in enumerate(envs):
-                if not self._answering(env.unwrapped):
+                answering = self._answering(env.unwrapped)
+                if answering is None:
                     chosen[i] = None
                     continue
-                if chosen[i] is None:
-                    chosen[i] = self.responses[int(rng.integers(len(self.responses)))]
-                actions[i] = chosen[i]
+                period, responses = answering
+                pick = chosen[i]
+                if pick is None or pick[0] != period:
+                    pick = chosen[i] = (period, responses[int(rng.integers(len(responses)))])
+                actions[i] = pick[1]
             return actions, state
 
         return act
 
-    def _answering(self, task: Any) -> bool:
-        start, end = task.start_ind.get(self.period), task.end_ind.get(self.period)
-        return start is not None and start <= task.t_ind < end
+    def _answering(self, task: Any) -> tuple[str, tuple[int, ...]] | None:
+        """The period the trial is in, if an answer is due there, and its answers."""
+        for period, responses in ((self.period, self.responses), *self.earlier):
+            start, end = task.start_ind.get(period), task.end_ind.get(period)
+            if start is not None and start <= task.t_ind < end:
+                return period, responses
+        return None
 
 
 def baseline_policies(env: gym.Env[Any, Any]) -> dict[str, BatchPolicy | Guess]:
@@ -505,11 +520,9 @@ def closed_loop_agent(
 ) -> tuple[Callable[[], gym.Env[Any, Any]], BatchPolicy, Callable[[Any, np.ndarray], Any]]:
     """How a closed loop runs ``model``: ``(make_env, act, reset_state)``.
 
-    For :func:`evaluate` and :func:`neurogym_apps.analysis.record_trials`. ``model`` is a
-    :class:`TrainedModel` (its task and arguments unless given, with the feedback inputs if
-    it was trained across trials; its state restarted by zeroing rows) or a
-    stable-baselines3 model (the task and arguments its ``as_sb3_vec_env`` envs were made
-    with unless given; its state restarted as stable-baselines3 restarts it).
+    For :func:`evaluate` and :func:`neurogym_apps.analysis.record_trials`: the task and
+    arguments ``model`` was trained on unless given (with the feedback inputs of a model
+    trained across trials), its state restarted as its trainer restarts it.
     """
     if is_predict_model(model):
         task, kwargs = predict_task(model, task, env_kwargs)

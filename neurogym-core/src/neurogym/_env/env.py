@@ -127,6 +127,9 @@ class TrialEnv(
     """The period of the answer: chance's guessing policy (``evaluate``) fixates until then."""
     guess_responses: tuple[int, ...] | None = None
     """The actions that guess picks from (None: every action but fixation; 0 may be one)."""
+    guess_earlier: Mapping[str, tuple[int, ...]] | None = None
+    """Answers a trial asks for before ``response_period``: period name to the actions a guess
+    draws one from there (None: none; HierarchicalReasoning's rule in ``rule_target``)."""
     cross_trial_state: bool = False
     """Trial generation depends on earlier trials (curricula, blocks): batches are consecutive
     trials of one env, and the task must not prefetch."""

@@ -114,6 +114,9 @@ class HierarchicalReasoning(ngym.TrialEnv):
     }
 
     cross_trial_state = True  # the rule blocks run on across trials
+    # a guess (chance in neurogym_apps' evaluation) picks a rule, then a choice: 0.25
+    guess_earlier: Mapping[str, tuple[int, ...]] | None = {"rule_target": (1, 2)}
+    guess_responses = (3, 4)
 
     def __init__(
         self,
