@@ -255,6 +255,37 @@ def _write(docs: Path, record: dict[str, Any]) -> str:
     return text
 
 
+def _task_weights(parser: argparse.ArgumentParser, given: Sequence[str]) -> dict[str, float]:
+    """``--task-weight NAME=W`` options as a dict (refused: an unknown task, a bad weight)."""
+    names, weights = task_names(), {}
+    for item in given:
+        name, _, value = item.partition("=")
+        if name not in names:
+            parser.error(f"--task-weight {item!r}: {name!r} is not one of {', '.join(names)}")
+        try:
+            weights[name] = float(value)
+        except ValueError:
+            parser.error(f"--task-weight {item!r}: the weight must be a number, as dm1=2")
+        if not weights[name] > 0:
+            parser.error(f"--task-weight {item!r}: the weight must be above 0")
+    return weights
+
+
+def _sampling(weights: dict[str, float]) -> dict[str, Any]:
+    """The task set's ``p`` for ``weights`` (the others weigh 1); {} for uniform draws."""
+    if not weights:
+        return {}
+    raw = np.array([weights.get(name, 1.0) for name in task_names()])
+    return {"p": (raw / raw.sum()).tolist()}
+
+
+def _weights_text(weights: dict[str, float]) -> str:
+    if not weights:
+        return ""
+    listed = ", ".join(f"{name} {w:g}x" for name, w in weights.items())
+    return f" (drawn uniformly but {listed})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, evaluate as it goes, write the page; returns 1 if a task missed the target."""
     parser = argparse.ArgumentParser(
@@ -289,6 +320,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Yang et al.'s cost mask weighs the response; TrainConfig.response_weight)",
     )
     parser.add_argument(
+        "--task-weight",
+        action="append",
+        default=[],
+        metavar="NAME=W",
+        help="draw task NAME W times as often as a task without a weight (repeatable; "
+        "default: uniform). Yang et al.'s code draws its context tasks 5 times as often "
+        "(rule_prob_map)",
+    )
+    parser.add_argument(
         "--save",
         type=Path,
         default=Path("runs/yang19"),
@@ -315,6 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="no training: rewrite the page and figure from DOCS/yang19.json",
     )
     args = parser.parse_args(argv)
+    weights = _task_weights(parser, args.task_weight)
     if args.rewrite:
         record = json.loads((args.docs / "yang19.json").read_text(encoding="utf-8"))
         print(_write(args.docs, record))
@@ -331,7 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     curves = _Curves(args.every, args.eval_trials, args.batch_size)
     with torch_threads(args.threads):
-        model = train(TASK_SET, config, callback=curves)
+        model = train(TASK_SET, config, env_kwargs=_sampling(weights), callback=curves)
         steps = len(model.history["step"])
         curves.add(model, steps, model.history["seconds"][-1])
         model.network.eval()
@@ -341,7 +382,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": "python -m neurogym_apps.train.yang19 " + " ".join(argv or sys.argv[1:]),
         "recipe": (
             f"GRU, {args.hidden} units, Adam lr {args.lr} ({args.lr_schedule} schedule), "
-            f"batches of {args.batch_size} mixed trials, loss over every step up to the "
+            f"batches of {args.batch_size} mixed trials{_weights_text(weights)}, loss over "
+            "every step up to the "
             f"response, the response weighted {args.response_weight:g}x "
             "(`TrainConfig.loss='valid'`, `response_weight`), "
             f"gradient clip 1.0, seed {args.seed}, {args.threads} torch thread(s)"
