@@ -516,13 +516,29 @@ def test_the_ground_truth_agent_scores_the_ceiling_of_every_task(task_id):
     assert oracle_performance(task_id, trials=64, env_kwargs=TASK_KWARGS.get(name)) == 1.0
 
 
+def test_yang19_task_weights_set_the_task_set_s_draws_and_refuse_bad_ones(capsys):
+    from neurogym_apps.train import yang19
+
+    names = yang19.task_names()
+    p = yang19._sampling({"dm1": 3.0})["p"]
+    assert p[names.index("dm1")] == pytest.approx(3 / 22)
+    assert p[names.index("go")] == pytest.approx(1 / 22)
+    assert yang19._sampling({}) == {}  # uniform: the task set's default
+    for bad, message in [("dm9=2", "'dm9' is not one of"), ("dm1=x", "must be a number"),
+                         ("dm1=0", "must be above 0")]:  # fmt: skip
+        with pytest.raises(SystemExit):
+            yang19.main(["--task-weight", bad])
+        assert message in capsys.readouterr().err
+
+
 def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     from neurogym_apps.train import yang19
 
     args = ["--steps", "6", "--every", "3", "--eval-trials", "8", "--hidden", "16"]
     small = ["--final-trials", "16", "--ceiling-trials", "2000", "--analysis-trials", "4"]
     where = ["--docs", str(tmp_path), "--save", str(tmp_path / "run")]
-    status = yang19.main([*args, *small, "--threads", "1", *where])
+    weights = ["--task-weight", "dm1=2"]
+    status = yang19.main([*args, *small, "--threads", "1", *where, *weights])
     assert status == 1  # a second of training reaches 0.90 on no task
     text = (tmp_path / "yang19.md").read_text()
     assert all(f"| {name} |" in text for name in yang19.task_names())
@@ -541,6 +557,8 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     assert (tmp_path / "figures" / "yang19_learning.png").stat().st_size > 10_000
     saved = TrainedModel.load(tmp_path / "run")  # the network, for neurogym analyze
     assert (saved.config.hidden_size, saved.config.lr_schedule) == (16, "cosine")
+    assert saved.env_kwargs["p"][yang19.task_names().index("dm1")] == pytest.approx(2 / 21)
+    assert "(drawn uniformly but dm1 2x)" in text
     assert record["analysis"]["trials_per_task"] == 4  # its task variance, on the page:
     assert "## What the network learned" in text
     assert (tmp_path / "figures" / "yang19_variance_map.png").stat().st_size > 5_000
