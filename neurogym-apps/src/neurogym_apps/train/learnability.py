@@ -115,15 +115,6 @@ NOTES: dict[str, str] = {
         "high contrast against the block. Its steps are slow (one-step trials: 0.26 s a step, "
         "13 minutes for the 3,000), so a longer budget was not tried."
     ),
-    "PerceptualDecisionMaking": (
-        "The check (200 trials, seed 2) cleared the bar at 2,000 steps and ended training; "
-        "the evaluation on 500 other trials found 0.856 against the bar 0.858 (one standard "
-        "error is 0.016). The check's one-standard-error margin does not cover the "
-        "evaluation's own error, so a network this close to the bar can stop early; the "
-        "earlier 300-second run (2026-11-26) had 0.866 at 1,722 steps. Trained on with the "
-        "same recipe (2026-11-29): 0.880 at 4,000 steps, 0.874 at 6,000, 0.886 at 10,000; "
-        "hence CHECK_MARGIN."
-    ),
 }
 
 
