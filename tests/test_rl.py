@@ -352,7 +352,10 @@ def test_the_learnability_table_trains_rl_tasks_through_sb3(task, tmp_path, monk
     (row,) = json.loads(out.with_suffix(".json").read_text())
     assert row["task"] == task
     assert row["oracle"] == row["ceiling"]
-    assert row["ceiling"] == 1.0 if task == "Bandit" else 0.9 < row["ceiling"] < 0.98
+    # the scripted agent plays the agent's 64 evaluation trials (paired): DawTwoStep's
+    # Bayesian learner scores 0.891 on those, 0.94 on 500
+    assert row["oracle"] == _rl_rows.rl_oracle(task, 64)[0]
+    assert row["ceiling"] == 1.0 if task == "Bandit" else 0.85 < row["ceiling"] < 0.98
     assert 0 <= row["accuracy"] <= 1
     assert row["chance"] < 1
     assert row["rl"].startswith("PPO" if task == "Bandit" else "RecurrentPPO")
