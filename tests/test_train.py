@@ -659,7 +659,7 @@ def test_a_wrapper_can_declare_the_strict_criterion():
 
 
 def test_a_tasks_observer_of_the_stream_is_its_ceiling():
-    from neurogym_apps.train.learnability import _ceiling
+    from neurogym_apps.train._ceilings import row_ceiling as _ceiling
 
     assert _ceiling(1.0, 0.502, 0.94) == 0.94  # HierarchicalReasoning: memory, not 0.502
     assert _ceiling(1.0, 0.9, None) == 0.9  # the lower of oracle and the memoryless observer

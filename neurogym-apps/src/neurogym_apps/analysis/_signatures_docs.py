@@ -126,11 +126,8 @@ RUNS: dict[str, Run] = {
     "ibl": Run("IBLBlock", {**ACROSS_TRIALS_CONFIG, "steps": 2500}, {}, 20000, _ibl),
     "hierarchical": Run(
         "HierarchicalReasoning",
-        {
-            **ACROSS_TRIALS_CONFIG,
-            "chunk_steps": 120,
-            "steps": 1500,
-        },  # chunks span 3 trials of ~40 steps
+        # chunks of 120 steps span 3 trials of ~40 steps
+        {**ACROSS_TRIALS_CONFIG, "chunk_steps": 120, "steps": 1500},
         {},
         4000,
         _switch("HierarchicalReasoning", "rule"),

@@ -20,7 +20,16 @@ import numpy as np
 import neurogym
 from neurogym_apps.train._evaluate import run_closed_loop, strict_criterion
 
-__all__ = ["memory_ceiling", "observed_ceiling", "scripted_score", "stream_correct"]
+__all__ = [
+    "memory_ceiling", "observed_ceiling", "row_ceiling", "scripted_score", "stream_correct",
+]  # fmt: skip
+
+
+def row_ceiling(oracle: float, ideal: float | None, memory: float | None = None) -> float:
+    """A learnability row's ceiling: the stream's observer, else the lower of oracle and ideal."""
+    if memory is not None:
+        return memory
+    return oracle if ideal is None else min(oracle, ideal)
 
 
 def scripted_score(

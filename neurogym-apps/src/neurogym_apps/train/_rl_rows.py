@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 import neurogym
-from neurogym_apps.train._ceilings import observed_ceiling, scripted_score
+from neurogym_apps.train._ceilings import observed_ceiling, row_ceiling, scripted_score
 from neurogym_apps.train._evaluate import evaluate
 
 __all__ = ["RL_DEFAULTS", "RL_RECIPES", "RLRecipe", "rl_oracle", "rl_row"]
@@ -299,7 +299,7 @@ def rl_row(name: str, eval_trials: int, progress: bool = True) -> dict[str, Any]
         "oracle": oracle,
         "oracle_knows": knows,
         "ideal": ideal,
-        "ceiling": oracle if ideal is None else min(oracle, ideal),
+        "ceiling": row_ceiling(oracle, ideal),
         "steps": recipe.steps,
         "trained": trained,
         "rl": f"{recipe.algorithm}, {recipe.steps:,} steps"

@@ -30,7 +30,12 @@ from neurogym_apps import _json
 from neurogym_apps._active import active_task
 from neurogym_apps._cli import add_ray_argument, add_threads_argument
 from neurogym_apps.train._across import ACROSS_TRIALS_CONFIG
-from neurogym_apps.train._ceilings import memory_ceiling, observed_ceiling, scripted_score
+from neurogym_apps.train._ceilings import (
+    memory_ceiling,
+    observed_ceiling,
+    row_ceiling,
+    scripted_score,
+)
 from neurogym_apps.train._evaluate import chance_scores, evaluate
 from neurogym_apps.train._learn_table import markdown
 from neurogym_apps.train._progress import torch_threads
@@ -267,7 +272,7 @@ def _scored_row(
         oracle = oracle_performance(spec.id, env_kwargs=kwargs)
         ideal = ideal_ceiling(spec.id, env_kwargs=kwargs)
         memory = memory_ceiling(spec.id, env_kwargs=kwargs)
-        ceiling = _ceiling(oracle, ideal, memory)
+        ceiling = row_ceiling(oracle, ideal, memory)
         stop = _StopWhenLearned(ceiling, check_every) if check_every > 0 else None
         _starting(spec.name, f"supervised, at most {config.steps:,} steps")
         # threads=None: the row's torch_threads holds for training and evaluation alike
@@ -307,7 +312,7 @@ def rescore(rows: list[dict[str, Any]], eval_trials: int = 500) -> list[dict[str
             # RL rows keep rl_row's chance (from the same evaluation); their scripted agent
             # is scored again on the agent's trials (paired: eval_trials, seed 1)
             oracle, _ = rl_oracle(row["task"], eval_trials)
-            ceiling = oracle if row.get("ideal") is None else min(oracle, row["ideal"])
+            ceiling = row_ceiling(oracle, row.get("ideal"))
             status = _status(row["accuracy"], row["chance"], ceiling)
             row = {**row, "oracle": oracle, "ceiling": ceiling, "status": status}
         # an unmeasured accuracy (null) has no status to redo
@@ -315,20 +320,13 @@ def rescore(rows: list[dict[str, Any]], eval_trials: int = 500) -> list[dict[str
             kwargs = row.get("env_kwargs") or None
             ideal = ideal_ceiling(row["task"], env_kwargs=kwargs)
             memory = memory_ceiling(row["task"], env_kwargs=kwargs)
-            ceiling = _ceiling(row["oracle"], ideal, memory)
+            ceiling = row_ceiling(row["oracle"], ideal, memory)
             chance = max(chance_scores(row["task"], eval_trials, env_kwargs=kwargs).values())
             status = _status(row["accuracy"], chance, ceiling, _stopped_at(row))
             scores = {"chance": chance, "ideal": ideal, "memory": memory, "ceiling": ceiling}
             row = {**row, **scores, "status": status}
         out.append(row)
     return out
-
-
-def _ceiling(oracle: float, ideal: float | None, memory: float | None) -> float:
-    """The row's ceiling: the stream's observer, else the lower of oracle and ideal."""
-    if memory is not None:
-        return memory
-    return oracle if ideal is None else min(oracle, ideal)
 
 
 def _reported(row: dict[str, Any]) -> dict[str, Any]:
