@@ -436,3 +436,71 @@ def test_a_forced_interval_per_trial_sets_each_delay():
     np.testing.assert_array_equal(batch.trial["interval"], [0.0, 500.0, 1500.0])
     np.testing.assert_array_equal(batch.end_t["delay"] - batch.start_t["delay"], [0, 500, 1500])
     np.testing.assert_array_equal(batch.trial["long_interval"], [False, False, True])
+
+
+# ---------------------------------------------------------------------------------- rule_cue
+
+
+def test_rule_cue_defaults_to_the_uncued_task_and_draws_nothing():
+    plain, zero = fresh(22).new_trials(300), fresh(22, rule_cue=0.0).new_trials(300)
+    np.testing.assert_array_equal(plain.ob, zero.ob)
+    assert "rule_cued" not in zero.trial
+    start, end = zero.periods["rule_target"]
+    assert (zero.ob[np.arange(300), start, 1:3] == 1).all()  # both rule inputs: no cue
+
+
+def test_a_cued_trial_shows_its_rule_one_hot_during_rule_target():
+    batch = fresh(23, rule_cue=1.0).new_trials(400)
+    assert batch.trial["rule_cued"].all()
+    start, end = batch.periods["rule_target"]
+    rows = np.arange(400)
+    for at in (start, end - 1):
+        np.testing.assert_array_equal(batch.ob[rows, at, 1:3].argmax(axis=1), batch.trial["rule"])
+        np.testing.assert_array_equal(batch.ob[rows, at, 1:3].sum(axis=1), np.ones(400))
+    assert (batch.ob[rows, end, 1:3] == 0).all()  # only during rule_target
+    np.testing.assert_array_equal(batch.gt[rows, start], 1 + batch.trial["rule"])  # same target
+
+
+def test_rule_cue_is_a_seeded_per_trial_probability():
+    batch = fresh(24, rule_cue=0.3).new_trials(4000)
+    cued = batch.trial["rule_cued"]
+    assert abs(cued.mean() - 0.3) < 0.03
+    start = batch.periods["rule_target"][0]
+    shown = batch.ob[np.arange(4000), start, 1:3].sum(axis=1)
+    np.testing.assert_array_equal(shown, np.where(cued, 1, 2))
+    np.testing.assert_array_equal(
+        fresh(24, rule_cue=0.3).new_trials(4000).trial["rule_cued"], cued
+    )
+    assert_block_sequence(batch.trial["rule"], first_rule=None)  # the blocks are unchanged
+
+
+def test_rule_cued_can_be_forced_and_bad_values_are_refused():
+    env = fresh(25)
+    assert env.new_trial(rule_cued=True)["rule_cued"]
+    np.testing.assert_array_equal(
+        env.new_trials(2, rule_cued=np.array([True, False])).trial["rule_cued"], [True, False]
+    )
+    with pytest.raises(ValueError, match=re.escape("forced rule_cued must be True or False")):
+        env.new_trial(rule_cued=1)
+    with pytest.raises(ValueError, match="rule_cue"):
+        HierarchicalReasoning(rule_cue=1.5)
+
+
+def test_observers_know_the_rule_of_a_cued_trial():
+    env = fresh(26, rule_cue=1.0)
+    batch = ngym.batch(env, 3000, seed=0)
+    judged = np.where(batch.trial["interval"] == env.mid_delay, 0.5, 1.0)  # ties at dt=100: none
+    np.testing.assert_array_equal(env.ideal_observer(batch), judged)
+    np.testing.assert_array_equal(env.stream_observer(batch), judged)
+    half = fresh(27, rule_cue=0.5)
+    data = ngym.batch(half, 3000, seed=0)
+    uncued = fresh(27)
+    plain = ngym.batch(uncued, 3000, seed=0)
+    # a cue helps both observers: above their uncued scores (0.5 and about 0.94)
+    assert half.ideal_observer(data).mean() > uncued.ideal_observer(plain).mean() + 0.15
+    assert half.stream_observer(data).mean() > uncued.stream_observer(plain).mean() + 0.02
+
+
+@pytest.mark.parametrize("rule_cue", [0.5, 1.0])
+def test_check_task_with_a_rule_cue(rule_cue):
+    check_task(HierarchicalReasoning(rule_cue=rule_cue))

@@ -18,9 +18,14 @@ import neurogym
 from neurogym import validate
 from neurogym_apps import _json
 from neurogym_apps.train._across import Streams, with_feedback
+from neurogym_apps.train._curriculum import (
+    check_curriculum_budget,
+    curriculum_stages,
+    staged_stepper,
+)
 from neurogym_apps.train._network import CELLS, RecurrentNetwork
 from neurogym_apps.train._progress import torch_threads
-from neurogym_apps.train._steps import HISTORY, fit, loss_weights, progress_for, stepper
+from neurogym_apps.train._steps import HISTORY, fit, loss_weights, progress_for
 
 __all__ = ["LOSSES", "LR_SCHEDULES", "TrainConfig", "TrainedModel", "loss_weights", "train"]
 
@@ -96,6 +101,16 @@ class TrainConfig:
         chunk_steps: Across trials, the env steps of every stream per training step: the
             truncation of backpropagation through time (the state is carried on, detached,
             to the next chunk). Ignored otherwise.
+        curriculum: Stages trained before the task itself, in order, each
+            ``(steps, env_kwargs)``: ``steps`` training steps on the task made with
+            ``env_kwargs`` over the run's own (``((1500, {"rule_cue": 1.0}),
+            (500, {"rule_cue": 0.5}))`` shows HierarchicalReasoning's rule, then half the
+            time). The stages count in the ``steps`` budget; the task as given trains for
+            the rest (at least one step), and the model is the task's (its ``env_kwargs``,
+            its evaluation). The network and the optimiser carry on from stage to stage;
+            each stage's trials restart from ``seed`` (new envs; across trials, new streams
+            and states). Needs a ``steps`` budget and no ``seconds`` budget, like a
+            schedule. Empty (default): the task from the first step.
     """
 
     model: str = "gru"
@@ -112,6 +127,7 @@ class TrainConfig:
     threads: int | None = 1
     across_trials: bool = False
     chunk_steps: int = 50
+    curriculum: tuple[tuple[int, Mapping[str, Any]], ...] = ()
 
     def __post_init__(self) -> None:
         validate.choice(self.model, "model", tuple(CELLS))
@@ -142,6 +158,9 @@ class TrainConfig:
                 f"across_trials=True trains on every step with the env's ground truth: loss "
                 f"must be 'valid', got {self.loss!r}"
             )
+        object.__setattr__(self, "curriculum", curriculum_stages(self.curriculum))
+        if self.curriculum:
+            check_curriculum_budget(self.curriculum, self.steps, self.seconds)
 
     @property
     def max_steps(self) -> int | None:
@@ -509,19 +528,44 @@ def train(
     env = neurogym.make(task, **kwargs)
     task_id = env.unwrapped.spec.id if env.unwrapped.spec is not None else task
     _require_batches(env, task)
-    n_in, n_out, continuous = _sizes(_task_env(task, kwargs, config))
+    sizes = _sizes(_task_env(task, kwargs, config))
+    stages = [({**kwargs, **extra}, steps) for steps, extra in config.curriculum]
+    for stage_kwargs, _ in stages:  # a bad stage fails now, not after the stages before it
+        _check_stage(task, stage_kwargs, config, sizes)
     with torch_threads(config.threads):
         torch.manual_seed(config.seed)
-        network = RecurrentNetwork(n_in, n_out, config.hidden_size, config.model)
+        network = RecurrentNetwork(*sizes[:2], config.hidden_size, config.model)
         optimizer = torch.optim.Adam(network.parameters(), lr=config.lr)
-        model = TrainedModel(network, task_id, kwargs, config, continuous)
+        model = TrainedModel(network, task_id, kwargs, config, sizes[2])
         model.history = {key: [] for key in HISTORY}
-        if config.across_trials:
-            data: Any = Streams(model.make_env, config.batch_size, config.seed)
-        else:
-            env.reset(seed=config.seed)
-            data = env
+        step_once = staged_stepper(
+            model, optimizer, [*stages, (kwargs, None)], lambda k: _data(task, k, config)
+        )
         shown = progress_for(config, task_id) if progress else None
-        fit(model, _scheduled(stepper(model, data, optimizer), optimizer, config), shown, callback)
+        fit(model, _scheduled(step_once, optimizer, config), shown, callback)
         network.eval()
     return model
+
+
+def _data(task: str, kwargs: Mapping[str, Any], config: TrainConfig) -> Any:
+    """What a run of ``config`` draws its training data from: a seeded env, or its streams."""
+    if config.across_trials:
+        return Streams(lambda: _task_env(task, kwargs, config), config.batch_size, config.seed)
+    env = neurogym.make(task, **kwargs)
+    env.reset(seed=config.seed)
+    return env
+
+
+def _check_stage(
+    task: str, kwargs: Mapping[str, Any], config: TrainConfig, sizes: tuple[int, int, bool]
+) -> None:
+    """A curriculum stage's task can be made and has the task's inputs and outputs."""
+    try:
+        found = _sizes(_task_env(task, kwargs, config))
+    except Exception as exc:  # bad arguments, whatever the task raises for them
+        raise ValueError(f"curriculum stage {kwargs!r} of {task}: {exc}") from exc
+    if found != sizes:
+        raise ValueError(
+            f"curriculum stage {kwargs!r} of {task} changes the network's inputs or outputs "
+            f"({found[:2]} against the task's {sizes[:2]}): a stage must keep the spaces"
+        )

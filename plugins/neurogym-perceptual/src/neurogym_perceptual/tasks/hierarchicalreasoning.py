@@ -70,12 +70,19 @@ class HierarchicalReasoning(ngym.TrialEnv):
     rewards: Overrides of the reward dict.
     timing: Overrides of the timing dict (any timing spec form; ``delay`` must be a constant,
         choice, uniform or truncated-exponential spec, whose median is the threshold).
+    rule_cue: The probability that a trial cues its rule (0, the default: the task as
+        published, never). A cued trial's ``rule_target`` shows the rule one-hot on the
+        ``rule`` inputs (``rule + 1``) instead of both. Not part of the paper's task: a
+        training aid, the first stages of the curriculum a network learns the task with
+        (``neurogym_apps``' learnability recipe; from scratch, the uncued task's only
+        teacher is the feedback, which says nothing until the network has a rule to test).
 
     Trial dict: ``interval`` (the delay in ms), ``long_interval``, ``pro_choice``, ``rule``
     (0/1), ``stimulus`` (flashed location 0/1), ``ground_truth`` (choice index 0/1). Forcing
     ``interval`` (the delay: ms >= 0, one for all trials or one per trial), ``rule`` or
     ``stimulus`` is honoured; a forced ``ground_truth`` sets the flashed location that makes it
-    correct.
+    correct. With ``rule_cue`` > 0 the dict adds ``rule_cued`` (whether the trial cues its
+    rule; drawn from the trial's generator, forceable).
 
     ## References
     Sarafyazd & Jazayeri (2019), "Hierarchical reasoning by neural circuits in the frontal
@@ -123,8 +130,10 @@ class HierarchicalReasoning(ngym.TrialEnv):
         dt: float = 100,
         rewards: Mapping[str, float] | None = None,
         timing: Mapping[str, Any] | None = None,
+        rule_cue: float = 0.0,
     ) -> None:
         super().__init__()
+        self.rule_cue = validate.probability(rule_cue, "rule_cue")
         self.choices = np.arange(2)
         self.mid_delay = median_ms(self.timing.spec("delay"))
         self.abort = False
@@ -177,13 +186,15 @@ class HierarchicalReasoning(ngym.TrialEnv):
 
         No input shows the rule (the animal infers it from feedback across trials), so an
         observer whose state restarts every trial, or that is trained on independent trials,
-        reports the batch's more frequent rule; the interval judgement is then certain, except
-        for a delay equal to the threshold (a hidden coin flip).
+        reports the batch's more frequent rule (or the rule of a trial that cues it,
+        ``rule_cue``); the interval judgement is then certain, except for a delay equal to
+        the threshold (a hidden coin flip).
         """
         rule = np.asarray(batch.trial["rule"])
         guess = int(np.mean(rule) > 0.5)
         judged = np.where(np.asarray(batch.trial["interval"]) == self.mid_delay, 0.5, 1.0)
-        correct: np.ndarray = (rule == guess) * judged
+        known = (rule == guess) | _cued(batch)  # a cued trial shows its rule
+        correct: np.ndarray = known * judged
         return correct
 
     def stream_observer(self, batch: Any) -> np.ndarray:
@@ -194,7 +205,8 @@ class HierarchicalReasoning(ngym.TrialEnv):
         flips, so after ``k`` trials of a block it ends with the hazard
         ``1 / (BLOCK_MAX + 1 - k)`` for ``k >= BLOCK_MIN`` (0 before). What it sees: each
         trial's flashed location and delay (shown without noise) and, after answering,
-        whether it was rewarded. What it does not know: the rule, the run of the current
+        whether it was rewarded, and the rule of a trial that cues it (``rule_cue``). What
+        it does not know: the rule, the run of the current
         block (except through the outcomes), the coin that decides a delay equal to the
         threshold.
 
@@ -223,9 +235,13 @@ class HierarchicalReasoning(ngym.TrialEnv):
         belief = np.zeros((2, BLOCK_MAX))  # P(rule r, k + 1 trials into the block)
         belief[1, 0] = 1.0  # the first block has rule 1
         correct = np.empty(len(rules))
+        cued = _cued(batch)
         for t in range(len(rules)):
             if t:
                 belief = _next_trial(belief, hazard)
+            if cued[t]:  # the trial shows its rule
+                belief[1 - rules[t]] = 0.0
+                belief /= belief.sum()
             rule = int(belief[1].sum() > belief[0].sum())
             choice = stimulus[t] if long_judged[t] == rule else 1 - stimulus[t]
             correct[t] = rule == rules[t] and choice == truth[t]
@@ -248,11 +264,33 @@ class HierarchicalReasoning(ngym.TrialEnv):
         b.add_input(
             1, ["fixation", "rule_target", "fixation2", "flash1", "delay", "flash2"], "fixation"
         )
-        b.add_input(1, "rule_target", where="rule")
+        b.add_input(self._rule_inputs(b, rule), "rule_target", where="rule")
         b.add_input(1, ["flash1", "flash2"], where="stimulus", index=stimulus)
         b.set_target(choice, "decision", where="choice")
         b.set_target(rule, "rule_target", where="rule")
         return {"long_interval": long_interval, "pro_choice": pro_choice}
+
+    def _rule_inputs(self, b: BatchBuilder, rule: np.ndarray) -> np.ndarray:
+        """The ``rule`` inputs during ``rule_target``, ``(B, 2)``: both 1, or a cued rule.
+
+        Draws (or reads a forced) ``rule_cued`` only when ``rule_cue`` > 0 or it is forced,
+        so the uncued task's trials are those it always drew.
+        """
+        rows = np.ones((b.n, 2))
+        forced = b.forced("rule_cued")
+        if forced is None and self.rule_cue == 0:
+            return rows
+        if forced is not None and forced.dtype != bool:
+            raise ValueError(
+                f"forced rule_cued must be True or False (one for all trials or one per "
+                f"trial), got {b.kwargs['rule_cued']!r}"
+            )
+        cued = b.set_param(
+            "rule_cued", forced if forced is not None else b.rng.random(b.n) < self.rule_cue
+        )
+        rule = np.broadcast_to(rule, (b.n,))
+        rows[cued] = np.eye(2)[rule[cued]]
+        return rows
 
     def _add_periods(self, b: BatchBuilder) -> np.ndarray:
         """Adds the seven periods, the delay lasting a forced ``interval`` if there is one.
@@ -309,6 +347,13 @@ class HierarchicalReasoning(ngym.TrialEnv):
             reward = self.rewards["abort"]
             new_trial = self.abort
         return self.ob_now, reward, False, False, {"new_trial": new_trial, "gt": gt}
+
+
+def _cued(batch: Any) -> np.ndarray:
+    """``(B,)``: whether each trial of ``batch`` cued its rule (none without ``rule_cue``)."""
+    rule = np.asarray(batch.trial["rule"])
+    cued: np.ndarray = np.broadcast_to(batch.trial.get("rule_cued", False), rule.shape)
+    return cued
 
 
 def block_hazard() -> np.ndarray:
