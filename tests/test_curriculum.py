@@ -93,3 +93,20 @@ def test_a_bad_stage_fails_before_any_training(monkeypatch):
     spaces = TrainConfig(steps=5, hidden_size=8, curriculum=((2, {"dim_ring": 4}),))
     with pytest.raises(ValueError, match="changes the network's inputs or outputs"):
         train(PDM, spaces, progress=False)
+
+
+def test_the_command_line_takes_stages_as_json(tmp_path, capsys):
+    from neurogym.cli import main as cli
+
+    out = tmp_path / "run"
+    argv = ["train", PDM, "--steps", "4", "--stage", "2", '{"sigma": 0.0}', "--no-figures"]
+    assert cli([*argv, "--eval-trials", "10", "--out", str(out)]) == 0
+    assert TrainedModel.load(out).config.curriculum == ((2, {"sigma": 0.0}),)
+    capsys.readouterr()
+    for stage, message in (
+        (["2", "sigma=0"], "--stage 2 'sigma=0': KWARGS is not JSON"),
+        (["2", "[1]"], "KWARGS must be a JSON object"),
+        (["x", "{}"], "--stage 'x' {}: STEPS must be a positive integer"),
+    ):
+        assert cli(["train", PDM, "--steps", "4", "--stage", *stage]) != 0
+        assert message in capsys.readouterr().err

@@ -131,6 +131,15 @@ def configure_train(parser: argparse.ArgumentParser) -> Run:
         default=50,
         help="with --across-trials, steps per stream and training step (50)",
     )
+    parser.add_argument(
+        "--stage",
+        nargs=2,
+        action="append",
+        metavar=("STEPS", "KWARGS"),
+        help="first train STEPS steps on the task with the arguments KWARGS, a JSON object "
+        """(e.g. '{"rule_cue": 1.0}'); repeatable, in order, counted in --steps """
+        "(TrainConfig.curriculum)",
+    )
     add_threads_argument(parser)
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
     parser.add_argument(

@@ -118,6 +118,13 @@ class _All:
         return [part.to_dict() for part in self.parts]
 
 
+def _recipe(task: str) -> dict[str, Any]:
+    """The learnability table's ``TrainConfig`` fields for ``task`` (its budget left out)."""
+    from neurogym_apps.train.learnability import RECIPES
+
+    return {key: value for key, value in RECIPES[task].items() if key != "budget"}
+
+
 #: name (the figure is ``signature_<name>.png``) -> its run.
 RUNS: dict[str, Run] = {
     "mante": Run(
@@ -126,8 +133,8 @@ RUNS: dict[str, Run] = {
     "ibl": Run("IBLBlock", {**ACROSS_TRIALS_CONFIG, "steps": 2500}, {}, 20000, _ibl),
     "hierarchical": Run(
         "HierarchicalReasoning",
-        # chunks of 120 steps span 3 trials of ~40 steps
-        {**ACROSS_TRIALS_CONFIG, "chunk_steps": 120, "steps": 1500},
+        # the learnability table's recipe: the cued rule's curriculum, then the task
+        {**_recipe("HierarchicalReasoning"), "steps": 6000},
         {},
         4000,
         _switch("HierarchicalReasoning", "rule"),
@@ -145,11 +152,7 @@ RUNS: dict[str, Run] = {
 
 #: Runs whose signature is known not to hold, and why (measured): the session passes while
 #: they fail and fails when one of them starts to hold (then remove it here and say so).
-KNOWN_FAILURES: dict[str, str] = {
-    "hierarchical": "the across-trials recipe does not learn HierarchicalReasoning: 0.263 "
-    "after 1,500 steps, 0.258 after 3,000 and 0.239 after 8,000 (chance of guessing the "
-    "rule and the choice 0.25); docs/signatures.md",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def run_one(name: str, run: Run, folder: Path, resamples: int) -> tuple[Any, Any, dict[str, Any]]:

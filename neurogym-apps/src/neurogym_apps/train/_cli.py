@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,21 @@ def _config(args: argparse.Namespace) -> TrainConfig:
         threads=args.threads,
         across_trials=args.across_trials,
         chunk_steps=args.chunk_steps,
+        curriculum=tuple(_stage(steps, kwargs) for steps, kwargs in args.stage or ()),
     )
+
+
+def _stage(steps: str, kwargs: str) -> tuple[int, Any]:
+    """A ``--stage STEPS KWARGS`` pair: KWARGS is read as JSON (data, never code)."""
+    try:
+        value = json.loads(kwargs)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--stage {steps} {kwargs!r}: KWARGS is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"--stage {steps} {kwargs!r}: KWARGS must be a JSON object")
+    if not steps.isdigit():
+        raise ValueError(f"--stage {steps!r} {kwargs}: STEPS must be a positive integer")
+    return int(steps), value
 
 
 def format_table(rows: list[tuple[str, Evaluation, int, float]]) -> str:

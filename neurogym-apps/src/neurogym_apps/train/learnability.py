@@ -84,10 +84,13 @@ RECIPES: dict[str, dict[str, Any]] = {
     # HierarchicalReasoning's only teacher of the rule is the feedback, which tells nothing
     # until the network has a rule to test: from scratch it stayed at the guess (0.238 after
     # 6,000 steps with the config above; 0.21-0.28 with 100-step chunks and 128 units). A
-    # curriculum that shows the rule (rule_cue) and then fades the cue gives it one: 0.922
-    # after 6,000 steps (2026-11-29; with a constant lr it reached 0.93 and then swung away
-    # from it, hence cosine). Trials are ~40 steps: 60-step chunks span the feedback of one
-    # trial and the next trial's rule report.
+    # curriculum that shows the rule (rule_cue) and then fades the cue gives it one. The row
+    # (2026-11-29): 0.930 when the check stopped it at 3,000 steps, the fade's end (the
+    # stream's observer 0.940 errs on a block's first trial). Trained on past the fade, runs
+    # with a linear fade swung (seed 0, constant lr: 0.934 at 3,500 steps, 0.298 at 5,000;
+    # seed 1: 0.938 at 3,000, 0.27, then 0.74 at 6,000); with the cosine lr seed 0 ended at
+    # 0.922, hence cosine. Trials are ~40 steps: 60-step chunks span the feedback of one trial
+    # and the next trial's rule report.
     "HierarchicalReasoning": {
         **ACROSS_TRIALS_CONFIG,
         "chunk_steps": 60,
@@ -118,15 +121,6 @@ NOTES: dict[str, str] = {
         "0.81 in 300k steps (docs/rl.md), so the LSTM adds no integration of the evidence "
         "here. With upstream's default abort=False, PPO broke fixation on every trial (a -0.1 "
         "penalty and the trial goes on), which is why the recipe sets abort=True."
-    ),
-    "HierarchicalReasoning": (
-        "The rule runs on across trials, so the row trains across trials (RECIPES): 0.238 "
-        "after its 6,000 steps (2026-11-29; the stream's observer 0.940, the memoryless one "
-        "0.502). Earlier runs with the same config stayed there too: 0.263 after 1,500 steps "
-        "with 120-step chunks, 0.258 after 3,000 and 0.239 after 8,000 (docs/signatures.md; "
-        "guessing rule and choice scores 0.25): the network does not find the rule from the "
-        "feedback at all, so another recipe is needed (a longer truncation of backpropagation "
-        "through time, a curriculum of shorter rule blocks), not a longer budget."
     ),
     "IBLBlock": (
         "Trained across trials (RECIPES), 3,000 steps: 0.772 (2026-11-29), above the "
