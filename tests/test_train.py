@@ -334,8 +334,9 @@ def test_the_tutorial_runs(tmp_path, monkeypatch):
         text = text.replace(old, new)
     fence = r'```python(?: title="continues the block above")?\n(.*?)```'
     blocks = re.findall(fence, text, re.DOTALL)
-    assert len(blocks) == 4  # the tutorial (sections 1-3), then training across trials
-    blocks = blocks[:3]  # section 5's block runs in tests/test_docs_examples.py
+    # the tutorial (sections 1-3), then training across trials and a curriculum
+    assert len(blocks) == 5
+    blocks = blocks[:3]  # section 5's blocks run in tests/test_docs_examples.py
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
     for index, block in enumerate(blocks):
