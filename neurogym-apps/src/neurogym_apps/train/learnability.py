@@ -127,11 +127,16 @@ NOTES: dict[str, str] = {
     "IBLBlock": (
         "Trained across trials (RECIPES), 3,000 steps: 0.772 (2026-11-29), above the "
         "memoryless observer (0.766) but short of the stream's (0.825; the bar 0.798). On "
-        "independent trials it reached the memoryless observer (0.768, 2026-11-26). A "
-        "2,500-step run across trials (docs/signatures.md) follows the block strongly "
-        "(P(right) at zero contrast 0.910 against 0.215), more than the observer, and errs at "
-        "high contrast against the block. Its steps are slow (one-step trials: 0.26 s a step, "
-        "13 minutes for the 3,000), so a longer budget was not tried."
+        "independent trials it reached the memoryless observer (0.768, 2026-11-26). A longer "
+        "budget makes it worse: the same config scored 0.800 at 1,500 steps, 0.772 at 3,000, "
+        "0.756, 0.730, 0.710 and 0.742 at 4,500 to 9,000 (2026-11-29); with a cosine lr 0.770 "
+        "at 3,000, with 60-step chunks, 128 units and lr 3e-3 (cosine) 0.708. On the "
+        "evaluation's own two streams (no unbiased block among their 500 trials) the "
+        "stream's observer scores 0.834 and the memoryless one 0.744. A 2,500-step run "
+        "(docs/signatures.md) follows the block more strongly than the observer (P(right) at "
+        "zero contrast 0.910 against 0.215) and errs at high contrast against it: the network "
+        "overweights the block, more so the longer it trains. Untried: a curriculum, a "
+        "penalty on the prior."
     ),
 }
 
