@@ -446,7 +446,8 @@ def test_rule_cue_defaults_to_the_uncued_task_and_draws_nothing():
     np.testing.assert_array_equal(plain.ob, zero.ob)
     assert "rule_cued" not in zero.trial
     start, end = zero.periods["rule_target"]
-    assert (zero.ob[np.arange(300), start, 1:3] == 1).all()  # both rule inputs: no cue
+    for at in (start, end - 1):  # both rule inputs throughout: no cue
+        assert (zero.ob[np.arange(300), at, 1:3] == 1).all()
 
 
 def test_a_cued_trial_shows_its_rule_one_hot_during_rule_target():
