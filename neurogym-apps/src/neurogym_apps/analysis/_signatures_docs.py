@@ -22,6 +22,7 @@ from typing import Any
 
 from neurogym_apps import _json
 from neurogym_apps.train._across import ACROSS_TRIALS_CONFIG
+from neurogym_apps.train.learnability import recipe_fields
 
 __all__ = ["RUNS", "Run", "main"]
 
@@ -118,13 +119,6 @@ class _All:
         return [part.to_dict() for part in self.parts]
 
 
-def _recipe(task: str) -> dict[str, Any]:
-    """The learnability table's ``TrainConfig`` fields for ``task`` (its budget left out)."""
-    from neurogym_apps.train.learnability import RECIPES
-
-    return {key: value for key, value in RECIPES[task].items() if key != "budget"}
-
-
 #: name (the figure is ``signature_<name>.png``) -> its run.
 RUNS: dict[str, Run] = {
     "mante": Run(
@@ -134,7 +128,7 @@ RUNS: dict[str, Run] = {
     "hierarchical": Run(
         "HierarchicalReasoning",
         # the learnability table's recipe: the cued rule's curriculum, then the task
-        {**_recipe("HierarchicalReasoning"), "steps": 6000},
+        {**recipe_fields("HierarchicalReasoning"), "steps": 6000},
         {},
         4000,
         _switch("HierarchicalReasoning", "rule"),

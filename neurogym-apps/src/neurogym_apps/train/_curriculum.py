@@ -27,7 +27,7 @@ def curriculum_stages(stages: Any) -> tuple[tuple[int, dict[str, Any]], ...]:
         ValueError: Naming the stage, for one that is not a ``(positive int, dict with str
             keys)`` pair.
     """
-    if isinstance(stages, (str, bytes, Mapping)) or not isinstance(stages, (list, tuple)):
+    if not isinstance(stages, (list, tuple)):
         raise ValueError(
             f"curriculum must be a sequence of (steps, env_kwargs) stages, got {stages!r}"
         )

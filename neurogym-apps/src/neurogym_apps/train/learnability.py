@@ -51,6 +51,7 @@ __all__ = [
     "main",
     "oracle_performance",
     "recipe",
+    "recipe_fields",
     "rescore",
 ]
 
@@ -141,11 +142,15 @@ NOTES: dict[str, str] = {
 }
 
 
+def recipe_fields(name: str) -> dict[str, Any]:
+    """The :class:`TrainConfig` fields task ``name``'s recipe changes (``RECIPES``, no budget)."""
+    return {key: value for key, value in RECIPES.get(name, {}).items() if key != "budget"}
+
+
 def recipe(name: str, steps: int) -> TrainConfig:
     """The training config of task ``name`` with a default budget of ``steps``."""
-    fields = dict(RECIPES.get(name, {}))
-    budget = max(1, round(steps * float(fields.pop("budget", 1.0))))
-    return TrainConfig(steps=budget, seed=0, **fields)
+    budget = max(1, round(steps * float(RECIPES.get(name, {}).get("budget", 1.0))))
+    return TrainConfig(steps=budget, seed=0, **recipe_fields(name))
 
 
 def oracle_performance(
