@@ -552,6 +552,12 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     (tmp_path / "yang19.md").unlink()
     assert yang19.main(["--rewrite", "--docs", str(tmp_path)]) == 0
     assert (tmp_path / "yang19.md").read_text() == text
+    tampered = {**record, "ceiling": {**record["ceiling"], "multidm": 0.5}}
+    (tmp_path / "yang19.json").write_text(json.dumps(tampered))
+    rescore = ["--rescore", "--ceiling-trials", "2000", "--docs", str(tmp_path)]
+    assert yang19.main(rescore) == 0  # the ceilings come from the tasks' observers again
+    assert json.loads((tmp_path / "yang19.json").read_text())["ceiling"] == record["ceiling"]
+    assert (tmp_path / "yang19.md").read_text() == text
     points = json.loads((tmp_path / "yang19.json").read_text())["points"]
     assert len(points) >= 2
     assert set(points[-1]) >= {"step", "trials", "minutes", "dm1", "dnmc"}
@@ -594,6 +600,22 @@ def test_ideal_ceilings_and_rescoring_the_stored_rows():
     assert rescored["status"] == "learned"  # 0.87 >= 0.5 + 0.9 * (0.9 - 0.5)
     untrained = {**stored, "status": "RL-only (no ground truth)"}
     assert learnability.rescore([untrained]) == [untrained]
+
+
+def test_rescoring_from_the_command_line_touches_only_the_named_rows(tmp_path):
+    from neurogym_apps.train import learnability
+
+    published = json.loads((ROOT / "docs" / "learnability.json").read_text())
+    rows = [row for row in published if row["task"] in (PDM, "GoNogo")]
+    tampered = [{**row, "chance": 0.0, "status": "tampered"} for row in rows]
+    (tmp_path / "learn.json").write_text(json.dumps(tampered))
+    out = ["--out", str(tmp_path / "learn.md"), "--eval-trials", "100"]
+    assert learnability.main([*out, "--rescore", "--task", PDM]) == 0
+    after = {row["task"]: row for row in json.loads((tmp_path / "learn.json").read_text())}
+    assert after[PDM]["chance"] > 0.3  # rescored
+    assert after[PDM]["status"] != "tampered"
+    assert after["GoNogo"] == tampered[[row["task"] for row in rows].index("GoNogo")]  # kept
+    assert "| tampered |" in (tmp_path / "learn.md").read_text()
 
 
 def test_an_rl_row_s_scripted_agent_is_rescored_on_the_agent_s_trials():

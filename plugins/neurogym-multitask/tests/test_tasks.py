@@ -9,6 +9,7 @@ import neurogym
 from neurogym.testing import check_task
 from neurogym.testing.trials import correct, period_mask, respond, run_trial
 from neurogym_multitask._plugin import YANG19_IDS
+from neurogym_multitask.tasks._ring import gaussian_bump, indices_of
 
 N = 16  # ring units per modality
 MOD1, MOD2 = slice(1, 1 + N), slice(1 + N, 1 + 2 * N)
@@ -428,6 +429,45 @@ def test_the_dm1_ideal_observer_is_noise_limited_at_the_lowest_coherence():
     lowest = gap == gap.min()
     assert 0.7 < correct[lowest].mean() < 0.95  # the weakest coherence is noise-limited
     assert correct[gap == gap.max()].mean() > 0.995
+
+
+@pytest.mark.parametrize(
+    ("name", "sigma"), [("dm1", 2.0), ("multidm", 2.0), ("dlydm2", 6.0), ("multidlydm", 4.0)]
+)
+def test_the_ideal_observers_posterior_predicts_its_own_accuracy(name, sigma):
+    # calibration: on trials drawn independently of it, the observer is right as often as
+    # its posterior expects (the chosen side's mass, plus half the mass on a tie); a wrong
+    # noise model or prior moves the two apart (a variance 1.5 times too large: by 10-19 SE);
+    # sigma raised so that each task is noise-limited (0.86-0.88 correct)
+    env = neurogym.make(f"yang19.{name}", sigma=sigma)
+    data = neurogym.batch(env, 20000, seed=3)
+    first, second = env.unwrapped.stronger_posterior(data)
+    assert np.all((first >= 0) & (second >= 0) & (first + second <= 1 + 1e-9))
+    expected = np.maximum(first, second) + (1 - first - second) / 2
+    correct = env.unwrapped.ideal_observer(data)
+    assert 0.8 < correct.mean() < 0.92
+    se = correct.std() / np.sqrt(correct.size)
+    assert correct.mean() == pytest.approx(expected.mean(), abs=3 * se)
+
+
+def test_the_multidlydm_observer_beats_summing_the_modalities_estimates():
+    # with two modalities and a delay, the sum of each stimulus's per-modality estimate
+    # (a matched filter) is not the Bayes rule: the prior of two different strengths per
+    # modality matters; on the same trials the posterior's answer is right more often
+    env = neurogym.make("yang19.multidlydm")
+    task = env.unwrapped
+    data = neurogym.batch(env, 20000, seed=3)
+    n = task.dim_ring
+    margin = np.zeros(20000)
+    for which, period in ((1, "stim1"), (2, "stim2")):
+        curve = gaussian_bump(data.trial[f"theta{which}"], task.theta)
+        for m in range(2):
+            summed = data.period_sum(period, slice(1 + m * n, 1 + (m + 1) * n))
+            margin += (-1) ** (which - 1) * (summed * curve).sum(1)
+    chosen = np.where(margin > 0, data.trial["theta1"], data.trial["theta2"])
+    summing = indices_of(chosen, n) == data.trial["ground_truth"]
+    bayes = task.ideal_observer(data)
+    assert bayes.mean() - summing.mean() > 0.006  # 0.0128 measured with seed 0
 
 
 @pytest.mark.parametrize("bad", ["x", None, True])

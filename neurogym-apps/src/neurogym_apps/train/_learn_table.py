@@ -55,7 +55,8 @@ def _header(runs: str, learned_fraction: float, check_trials: int, check_margin:
         "- Command: `python3 run.py nox -s learn` (all installed plugins), or per family "
         "`... -- --plugin NAME` or per task `... -- --task NAME`, which keep the other rows "
         "(each row has its date); `... -- --rescore` recomputes chance, ceilings and statuses "
-        f"without training. The rows come from: {runs}.",
+        "without training (with `--task` or `--plugin`, of those rows only). The rows come "
+        f"from: {runs}.",
         "- Supervised recipe: GRU, 64 units, Adam lr 0.003, batches of 32 trials "
         "(`neurogym.batch`), at most *budget* training steps per task on one torch "
         "thread (two tasks at a time on 2 cores), seed 0 (weights and trials), loss over every "

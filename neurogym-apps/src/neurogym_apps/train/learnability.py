@@ -429,6 +429,13 @@ def _refuse_unknown_names(parser: argparse.ArgumentParser, args: argparse.Namesp
                 )
 
 
+def _chosen(row: dict[str, Any], args: argparse.Namespace) -> bool:
+    """Whether ``--task`` and ``--plugin`` (none given: every row) select a stored row."""
+    return (not args.task or row["task"] in args.task) and (
+        not args.plugin or row["plugin"] in args.plugin
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Train the selected tasks, merge them into the stored rows and write the table."""
     parser = argparse.ArgumentParser(prog="python -m neurogym_apps.train.learnability")
@@ -457,7 +464,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--rescore",
         action="store_true",
-        help="no training: recompute the stored rows' ceilings and statuses, rewrite the table",
+        help="no training: recompute the stored rows' chance, ceilings and statuses (with "
+        "--task or --plugin: only those rows), rewrite the table",
     )
     parser.add_argument("--eval-trials", type=int, default=500)
     parser.add_argument(
@@ -471,7 +479,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _refuse_unknown_names(parser, args)
     store = args.out.with_suffix(".json")
     if args.rescore:
-        rows = rescore(json.loads(store.read_text(encoding="utf-8")), args.eval_trials)
+        rows = [
+            rescore([row], args.eval_trials)[0] if _chosen(row, args) else row
+            for row in json.loads(store.read_text(encoding="utf-8"))
+        ]
         _json.write(store, rows, indent=1)
         args.out.write_text(_table(rows), encoding="utf-8")
         return 0

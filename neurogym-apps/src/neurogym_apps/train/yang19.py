@@ -61,8 +61,9 @@ MISSED: dict[str, str] = {
 def ceilings(trials: int = 20_000) -> dict[str, float]:
     """Each task's ceiling on its inputs: its ideal observer's strict accuracy, or 1.0.
 
-    ``TrialEnv.ideal_observer`` of each single task (dm tasks: a matched filter that knows
-    both directions; multi tasks also lose the exact ties that a hidden jitter breaks).
+    ``TrialEnv.ideal_observer`` of each single task (dm tasks: the Bayesian observer of the
+    stimulus strengths, knowing both directions; multi tasks also lose the exact ties that a
+    hidden jitter breaks).
     """
     from neurogym_apps.train.learnability import ideal_ceiling
 
@@ -372,10 +373,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="no training: rewrite the page and figure from DOCS/yang19.json",
     )
+    parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="no training: recompute the ceilings (and so the targets) from the installed "
+        "tasks' ideal observers, then rewrite as --rewrite does",
+    )
     args = parser.parse_args(argv)
     weights = _task_weights(parser, args.task_weight)
-    if args.rewrite:
+    if args.rewrite or args.rescore:
         record = json.loads((args.docs / "yang19.json").read_text(encoding="utf-8"))
+        if args.rescore:
+            record["ceiling"] = ceilings(args.ceiling_trials)
         print(_write(args.docs, record))
         return 0
     config = TrainConfig(

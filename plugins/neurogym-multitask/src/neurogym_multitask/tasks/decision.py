@@ -207,35 +207,77 @@ class DecisionTask(RingTask):
         return i1, i2
 
     def ideal_observer(self, batch: Any) -> np.ndarray:
-        """A matched-filter observer that knows the two directions (not which is stronger).
+        """The Bayesian observer of the stimulus strengths, knowing the two directions.
 
-        Per weighted modality it estimates the two bump strengths by least squares on their
-        tuning curves, from the input summed over each stimulus period (optimal under the
-        Gaussian noise when one modality decides, as in dm1, dm2, ctxdm1 and ctxdm2), sums
-        them with ``w_mod`` and picks the stronger direction. Its accuracy falls below 1
-        where the coherence is low against the noise.
+        What it knows: the generative process (the bumps' tuning curves, the coherence prior
+        ``cohs``, the weights ``w_mod``, the Gaussian input noise of std ``sigma`` per step)
+        and each trial's two directions ``theta1`` and ``theta2`` (not which is stronger).
+        What it sees: each weighted modality's input summed over each stimulus period.
+
+        Per weighted modality the sums give a sufficient statistic of the strengths: without a
+        delay, the projection on the difference of the two tuning curves, an unbiased
+        estimate of the signed coherence ``c`` (the strengths are ``0.5 +- c / 2``); with a
+        delay, each period's projection on its own curve, an estimate of that stimulus's
+        strength. Each has a Gaussian likelihood of known variance. The observer weighs every
+        combination the prior allows (``+-c`` for each ``c`` in ``cohs``, independently per
+        modality; with a delay, two different values of ``cohs``) by its likelihood and
+        answers the direction whose ``w_mod``-weighted strength is larger in more of the
+        posterior mass; combinations whose weighted strengths tie (the hidden 1e-6 jitter
+        decides those trials) count for neither.
+
+        With one weighted modality this is the sign of the estimate, the matched filter. With
+        two it is not: multidlydm's observer scores 0.916 on 20,000 trials where the sum of the
+        two modalities' estimates scores 0.903. Trials whose strengths were forced to values
+        outside the prior are judged with the task's prior all the same.
         """
+        first, second = self.stronger_posterior(batch)
+        theta1, theta2 = batch.trial["theta1"], batch.trial["theta2"]
         n = self.dim_ring
+        choice = np.where(first > second, indices_of(theta1, n), indices_of(theta2, n))
+        correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
+        return correct
+
+    def stronger_posterior(self, batch: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Per trial, the posterior probability that stimulus 1, and that stimulus 2, is stronger.
+
+        The posterior of :meth:`ideal_observer` (see there), ``(B,)`` each; the rest of the
+        mass, ``1 - first - second``, is on weighted strengths that tie.
+        """
         theta1 = np.asarray(batch.trial["theta1"], dtype=float)
         theta2 = np.asarray(batch.trial["theta2"], dtype=float)
         f1, f2 = gaussian_bump(theta1, self.theta), gaussian_bump(theta2, self.theta)
+        weighted = [m for m, shown in enumerate(self.stim_mod) if shown and self.w_mod[m]]
+        likelihoods = [self._likelihood(batch, m, f1, f2) for m in weighted]
+        margin, log_likelihood = _combine(likelihoods, len(theta1))
+        mass = np.exp(log_likelihood - log_likelihood.max(axis=1, keepdims=True))
+        mass /= mass.sum(axis=1, keepdims=True)
+        return (mass * (margin > _TIE)).sum(1), (mass * (margin < -_TIE)).sum(1)
+
+    def _likelihood(
+        self, batch: Any, m: int, f1: np.ndarray, f2: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Modality ``m``'s hypotheses: their weighted margins and log-likelihoods.
+
+        A hypothesis is one pair of strengths (stimulus 1, stimulus 2) the prior allows; its
+        margin is their ``w_mod``-weighted difference, ``(K,)``; the log-likelihoods are
+        ``(B, K)``.
+        """
+        dims = slice(1 + m * self.dim_ring, 1 + (m + 1) * self.dim_ring)
         first, second = self.stimulus_periods
-        strength1 = np.zeros(len(theta1))
-        strength2 = np.zeros(len(theta1))
-        for m, shown in enumerate(self.stim_mod):
-            if not shown or self.w_mod[m] == 0:
-                continue
-            dims = slice(1 + m * n, 1 + (m + 1) * n)
-            if self.delaycomparison:  # one bump per period: project each on its curve
-                strength1 += self.w_mod[m] * _projection(batch.period_sum(first, dims), f1)
-                strength2 += self.w_mod[m] * _projection(batch.period_sum(second, dims), f2)
-            else:  # both bumps at once: least squares on the two curves
-                both = _least_squares(batch.period_sum(first, dims), f1, f2)
-                strength1 += self.w_mod[m] * both[:, 0]
-                strength2 += self.w_mod[m] * both[:, 1]
-        choice = np.where(strength1 > strength2, indices_of(theta1, n), indices_of(theta2, n))
-        correct: np.ndarray = (choice == batch.trial["ground_truth"]).astype(float)
-        return correct
+        if self.delaycomparison:  # one bump per period: each strength estimated on its own
+            i, j = np.nonzero(~np.eye(self.cohs.size, dtype=bool))
+            strength1, strength2 = self.cohs[i], self.cohs[j]
+            seen1 = _estimate(batch, first, dims, f1, self.sigma)
+            seen2 = _estimate(batch, second, dims, f2, self.sigma)
+            log_likelihood1 = _gaussian_log_likelihood(*seen1, strength1)
+            log_likelihood2 = _gaussian_log_likelihood(*seen2, strength2)
+            return self.w_mod[m] * (strength1 - strength2), log_likelihood1 + log_likelihood2
+        # both bumps at once, strengths 0.5 +- c / 2: the half-sum is known, c is estimated
+        steps = _period_steps(batch, first)
+        centred = batch.period_sum(first, dims) - steps[:, None] * (f1 + f2) / 2
+        estimate, variance = _estimate_from_sum(centred, (f1 - f2) / 2, steps, self.sigma)
+        signed = np.concatenate([self.cohs, -self.cohs])
+        return self.w_mod[m] * signed, _gaussian_log_likelihood(estimate, variance, signed)
 
     def _new_trials(self, b: BatchBuilder, **kwargs: Any) -> dict[str, Any]:
         b.not_forceable("ground_truth", "the stimuli (force theta1/theta2/cohs instead)")
@@ -277,19 +319,60 @@ class DecisionTask(RingTask):
         return {}
 
 
-def _projection(evidence: np.ndarray, curve: np.ndarray) -> np.ndarray:
-    """Per trial, the strength of one tuning curve that best explains ``evidence``."""
-    out: np.ndarray = (evidence * curve).sum(1) / (curve * curve).sum(1)
+_TIE = 1e-6  # weighted strengths closer than this tie (the hidden jitter decides)
+_MIN_VARIANCE = 1e-12  # sigma=0: the likelihood of the exact strengths dominates
+
+
+def _period_steps(batch: Any, period: str) -> np.ndarray:
+    """Per trial, the steps of ``period``."""
+    start, end = batch.periods[period]
+    steps: np.ndarray = (np.asarray(end) - np.asarray(start)).astype(float)
+    return steps
+
+
+def _estimate_from_sum(
+    summed: np.ndarray, curve: np.ndarray, steps: np.ndarray, sigma: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The strength of ``curve`` (per step) in an input summed over ``steps``, and its variance.
+
+    The least-squares estimate under noise of std ``sigma`` per unit and step: unbiased,
+    Gaussian, of variance ``sigma^2 / (steps |curve|^2)``.
+    """
+    norm = (curve * curve).sum(1) * steps
+    estimate = (summed * curve).sum(1) / norm
+    variance = np.maximum(sigma**2 / norm, _MIN_VARIANCE)
+    return estimate, variance
+
+
+def _estimate(
+    batch: Any, period: str, dims: slice, curve: np.ndarray, sigma: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_estimate_from_sum` of one bump shown alone in ``period``."""
+    steps = _period_steps(batch, period)
+    return _estimate_from_sum(batch.period_sum(period, dims), curve, steps, sigma)
+
+
+def _gaussian_log_likelihood(
+    estimate: np.ndarray, variance: np.ndarray, values: np.ndarray
+) -> np.ndarray:
+    """``(B, K)``: log-likelihood of each true value (up to a per-trial constant)."""
+    out: np.ndarray = -((estimate[:, None] - values[None, :]) ** 2) / (2 * variance[:, None])
     return out
 
 
-def _least_squares(evidence: np.ndarray, f1: np.ndarray, f2: np.ndarray) -> np.ndarray:
-    """Per trial, the strengths ``(B, 2)`` of two tuning curves that best explain ``evidence``."""
-    curves = np.stack([f1, f2], axis=2)  # (B, k, 2)
-    gram = np.einsum("bki,bkj->bij", curves, curves)
-    projected = np.einsum("bki,bk->bi", curves, evidence)
-    out: np.ndarray = np.linalg.solve(gram, projected[..., None])[..., 0]
-    return out
+def _combine(
+    hypotheses: Sequence[tuple[np.ndarray, np.ndarray]], n_trials: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Independent modalities' hypotheses joined: summed margins, summed log-likelihoods.
+
+    Without a weighted modality, one hypothesis: a tie.
+    """
+    margin, log_likelihood = np.zeros(1), np.zeros((n_trials, 1))
+    for more_margin, more_log_likelihood in hypotheses:
+        margin = (margin[:, None] + more_margin[None, :]).ravel()
+        joint = log_likelihood[:, :, None] + more_log_likelihood[:, None, :]
+        log_likelihood = joint.reshape(len(joint), -1)
+    return margin, log_likelihood
 
 
 class DM1(DecisionTask):
