@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import neurogym
-from neurogym_apps.train._evaluate import Guess, baseline_policies, run_closed_loop
+from neurogym_apps.train._closed_loop import Guess, baseline_policies, run_closed_loop
 
 TRIALS = 600
 SE = 0.5 / np.sqrt(TRIALS)  # the standard error of a 0.5 rate

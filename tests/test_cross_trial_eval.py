@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("torch", reason="neurogym_apps.train needs the torch extra")
 
 import neurogym
-from neurogym_apps.train._evaluate import STREAM_TRIALS, run_closed_loop
+from neurogym_apps.train._closed_loop import STREAM_TRIALS, run_closed_loop
 
 
 def _alternate(obs, state, rng):
@@ -48,6 +48,6 @@ def test_a_task_without_cross_trial_state_still_steps_64_envs():
 
 @pytest.mark.parametrize(("trials", "envs"), [(10, 1), (499, 1), (500, 2), (10**6, 64)])
 def test_cross_trial_streams_are_at_least_stream_trials_long(trials, envs):
-    from neurogym_apps.train._evaluate import _parallel_envs
+    from neurogym_apps.train._closed_loop import _parallel_envs
 
     assert _parallel_envs(neurogym.make("MatchingPenny"), trials) == envs

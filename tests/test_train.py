@@ -102,7 +102,7 @@ def test_strict_accuracy_scores_a_trial_that_breaks_fixation_once_zero():
     # PDM at dt=100: fixation 1 step, stimulus 20, delay 0, decision 1 (22 steps). Without
     # abort the env goes on after a fixation break and pays the correct answer (performance
     # 1); strict accuracy counts that trial 0.
-    from neurogym_apps.train._evaluate import run_closed_loop, strict_criterion
+    from neurogym_apps.train._closed_loop import run_closed_loop, strict_criterion
 
     envs = []
 
@@ -536,7 +536,7 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     from neurogym_apps.train import yang19
 
     args = ["--steps", "6", "--every", "3", "--eval-trials", "8", "--hidden", "16"]
-    small = ["--final-trials", "16", "--ceiling-trials", "2000", "--analysis-trials", "4"]
+    small = ["--final-trials", "8", "--ceiling-trials", "2000", "--analysis-trials", "4"]
     where = ["--docs", str(tmp_path), "--save", str(tmp_path / "run")]
     weights = ["--task-weight", "dm1=2"]
     status = yang19.main([*args, *small, "--threads", "1", *where, *weights])
@@ -552,12 +552,19 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     (tmp_path / "yang19.md").unlink()
     assert yang19.main(["--rewrite", "--docs", str(tmp_path)]) == 0
     assert (tmp_path / "yang19.md").read_text() == text
-    tampered = {**record, "ceiling": {**record["ceiling"], "multidm": 0.5}}
+    assert record["final"]["go"]["paired_ceiling"] == 1.0  # no observer
+    assert 0 <= record["final"]["multidm"]["paired_ceiling"] <= 1  # its 8 trials' observer
+    final = dict(record["final"], multidm={**record["final"]["multidm"], "paired_ceiling": 0})
+    tampered = {**record, "ceiling": {**record["ceiling"], "multidm": 0.5}, "final": final}
     (tmp_path / "yang19.json").write_text(json.dumps(tampered))
     rescore = ["--rescore", "--ceiling-trials", "2000", "--docs", str(tmp_path)]
-    assert yang19.main(rescore) == 0  # the ceilings come from the tasks' observers again
-    assert json.loads((tmp_path / "yang19.json").read_text())["ceiling"] == record["ceiling"]
+    assert yang19.main([*rescore, "--save", str(tmp_path / "run")]) == 0  # no training
+    assert json.loads((tmp_path / "yang19.json").read_text()) == record  # all measured again
     assert (tmp_path / "yang19.md").read_text() == text
+    final = dict(record["final"], go={**record["final"]["go"], "accuracy": 0.5})
+    (tmp_path / "yang19.json").write_text(json.dumps({**record, "final": final}))
+    with pytest.raises(ValueError, match="scores 0.000 on go, the page 0.500: it is not"):
+        yang19.main([*rescore, "--save", str(tmp_path / "run")])
     points = json.loads((tmp_path / "yang19.json").read_text())["points"]
     assert len(points) >= 2
     assert set(points[-1]) >= {"step", "trials", "minutes", "dm1", "dnmc"}
@@ -670,7 +677,7 @@ def test_rl_oracles_score_what_their_tasks_allow():
 
 
 def test_a_wrapper_can_declare_the_strict_criterion():
-    from neurogym_apps.train._evaluate import strict_criterion
+    from neurogym_apps.train._closed_loop import strict_criterion
 
     # ReactionTime: the response may start at stimulus onset; its first step is ignored by
     # the rule (upstream's one-step latency), so the trial is scored by its performance

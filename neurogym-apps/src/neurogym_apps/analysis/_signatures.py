@@ -200,7 +200,8 @@ def record_trials(
         The trials in the order they ended; see :class:`Recorder` for the added keys.
     """
     from neurogym_apps.train import torch_threads
-    from neurogym_apps.train._evaluate import closed_loop_agent, run_closed_loop
+    from neurogym_apps.train._closed_loop import run_closed_loop
+    from neurogym_apps.train._evaluate import closed_loop_agent
     from neurogym_apps.train._sb3 import is_predict_model
 
     make, act, reset_state = closed_loop_agent(model, task, env_kwargs)

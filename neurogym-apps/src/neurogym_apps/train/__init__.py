@@ -10,7 +10,8 @@
 * :func:`evaluate`: closed loop: the network steps the env and is scored strictly (fixation
   held until the response, then correct; or the task's own criterion), with the
   fixation-break rate and the env's own ``info["performance"]``, overall and per condition,
-  against random and fixation-only baselines measured the same way.
+  against random and fixation-only baselines and a :class:`Guess` (fixate, then answer at
+  random) measured the same way.
 * :func:`train_and_report`: both, plus the saved model, ``metrics.json`` and figures
   (``neurogym train TASK`` on the command line).
 * :class:`TrainedModel`: ``act``, ``policy()`` (for ``neurogym_apps.plot``), ``save``, ``load``.
@@ -36,6 +37,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "first, from https://download.pytorch.org/whl/cpu, so pip keeps it)"
     ) from exc
 
+from neurogym_apps.train._closed_loop import Guess
 from neurogym_apps.train._evaluate import Evaluation, evaluate
 from neurogym_apps.train._network import RecurrentNetwork
 from neurogym_apps.train._progress import torch_threads
@@ -53,6 +55,7 @@ __all__ = [
     "LOSSES",
     "LR_SCHEDULES",
     "Evaluation",
+    "Guess",
     "RecurrentNetwork",
     "RunResult",
     "TrainConfig",

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from neurogym.wrappers import PassAction, PassReward
-from neurogym_apps.train._evaluate import strict_criterion
+from neurogym_apps.train._closed_loop import strict_criterion
 
 if TYPE_CHECKING:
     from neurogym_apps.train._network import RecurrentNetwork

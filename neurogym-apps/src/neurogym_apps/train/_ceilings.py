@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 import neurogym
-from neurogym_apps.train._evaluate import run_closed_loop, strict_criterion
+from neurogym_apps.train._closed_loop import run_closed_loop, strict_criterion
 
 __all__ = [
     "memory_ceiling", "observed_ceiling", "row_ceiling", "scripted_score", "stream_correct",

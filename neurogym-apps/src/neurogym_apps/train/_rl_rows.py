@@ -109,11 +109,13 @@ RL_RECIPES: dict[str, RLRecipe] = {
     "perceptualdecisionmaking.roitman02": RLRecipe(
         "RecurrentPPO",
         2_000_000,
-        {"abort": True},
-        why="the stimulus stays on until the answer, which an LSTM could integrate (measured: "
-        "it does not beat a memoryless PPO, 0.80 against 0.81; see the table's note); a "
-        "fixation break ends the trial, as for a monkey: with upstream's default (abort=False, "
-        "the trial goes on for a -0.1 penalty) PPO broke fixation on every trial",
+        {"abort": True, "trials_per_episode": 1},
+        why="the stimulus stays on until the answer, which an LSTM can integrate; each trial "
+        "is an episode, so the LSTM starts every trial from zero in training as in the "
+        "evaluation (with one endless episode it learned from states carried across trials "
+        "and scored 0.796 from zero, no better than a memoryless PPO's 0.81); a fixation "
+        "break ends the trial, as for a monkey: with upstream's default (abort=False, the "
+        "trial goes on for a -0.1 penalty) PPO broke fixation on every trial",
     ),
 }
 
