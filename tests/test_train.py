@@ -563,7 +563,7 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     assert (tmp_path / "yang19.md").read_text() == text
     final = dict(record["final"], go={**record["final"]["go"], "accuracy": 0.5})
     (tmp_path / "yang19.json").write_text(json.dumps({**record, "final": final}))
-    with pytest.raises(ValueError, match="scores 0.000 on go, the page 0.500: it is not"):
+    with pytest.raises(ValueError, match=r"scores 0\.000 on go, the page 0\.500: it is not"):
         yang19.main([*rescore, "--save", str(tmp_path / "run")])
     points = json.loads((tmp_path / "yang19.json").read_text())["points"]
     assert len(points) >= 2

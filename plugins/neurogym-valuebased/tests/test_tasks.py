@@ -464,6 +464,34 @@ def test_ibl_block_takes_rewards_and_returns_float32():
     assert env.trial["p_right"] == IBLBlock().probs[env.trial["block"], 1]
 
 
+def test_ibl_block_priors_set_the_block_types():
+    env = neurogym.make("IBLBlock", block_priors=[(0.5, 0.5), (0.1, 0.9)])
+    batch = neurogym.batch(env, 4000, seed=0)
+    assert set(batch.trial["p_right"].tolist()) == {0.5, 0.9}  # the two types, by index
+    right = batch.trial["ground_truth"][batch.trial["block"] == 1].mean()
+    assert right == pytest.approx(0.9, abs=0.03)
+    unbiased = neurogym.make("IBLBlock", block_priors=[(0.5, 0.5)])
+    stream = neurogym.batch(unbiased, 2000, seed=0)
+    # no prior to learn: the stream's observer is the memoryless one
+    task = unbiased.unwrapped
+    np.testing.assert_array_equal(task.stream_observer(stream), task.ideal_observer(stream))
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ([], "must be a non-empty list of"),
+        ("LR", "must be a non-empty list of"),
+        ([(0.5, 0.5), (0.3, 0.3)], r"block_priors\[1\] must be 2 non-negative probabilities"),
+        ([(0.5,)], r"block_priors\[0\] must be 2 non-negative"),
+        ([(1.0, 0.0)], "strictly between 0 and 1"),
+    ],
+)
+def test_ibl_block_refuses_bad_block_priors(bad, message):
+    with pytest.raises(ValueError, match=message):
+        IBLBlock(block_priors=bad)
+
+
 def test_matching_penny_forced_opponent_choice():
     env = seeded(MatchingPenny, seed=22)
     trial = env.new_trial(opponent_action=0)

@@ -114,17 +114,6 @@ RECIPES: dict[str, dict[str, Any]] = {
 
 #: For each task that stays below the bar: what was tried, and why it fails.
 NOTES: dict[str, str] = {
-    "perceptualdecisionmaking.roitman02": (
-        "RecurrentPPO with abort=True: 0.804 after 1M steps (2026-11-26) and 0.796 after 2M "
-        "(2026-11-29; the bar is 0.824, the ideal observer of the whole stimulus 0.899, chance "
-        "0.150). Its training performance is flat from 200k steps on (0.79-0.85 at every "
-        "tenth of the 2M): a longer budget does not help. A memoryless PPO reaches the same "
-        "0.81 in 300k steps (docs/rl.md), so the LSTM adds no integration of the evidence "
-        "here. Neither a larger network nor a longer horizon changes it (2M steps each, "
-        "2026-11-29): an LSTM of 128 units 0.804, the discount 0.999 instead of 0.99 (no urgency "
-        "to answer early) 0.798. With upstream's default abort=False, PPO broke fixation on every "
-        "trial (a -0.1 penalty and the trial goes on), which is why the recipe sets abort=True."
-    ),
     "IBLBlock": (
         "Trained across trials (RECIPES), 3,000 steps: 0.772 (2026-11-29), above the "
         "memoryless observer (0.766) but short of the stream's (0.825; the bar 0.798). On "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -157,6 +157,9 @@ class IBLBlock(IBL):
     ## Arguments
     dt: Step size in ms (100).
     rewards: Overrides of the reward dict (``correct``, ``fail``).
+    block_priors: The block types, one ``(p(left), p(right))`` pair each, drawn uniformly
+        per block (default :data:`BLOCK_PRIORS`; e.g. ``[(0.5, 0.5)]`` for unbiased blocks
+        only, a first stage of a curriculum).
 
     Attributes ``block`` (the current block's type: 0, 1 or 2, an index into ``probs``),
     ``block_size`` and ``trial_in_block`` hold the block state: the first trial after
@@ -178,9 +181,14 @@ class IBLBlock(IBL):
 
     cross_trial_state = True  # the block runs on across trials
 
-    def __init__(self, dt: float = 100, rewards: Mapping[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        dt: float = 100,
+        rewards: Mapping[str, float] | None = None,
+        block_priors: Sequence[Sequence[float]] | None = None,
+    ) -> None:
         super().__init__(dt=dt, rewards=rewards)
-        self.probs = np.array(BLOCK_PRIORS)
+        self.probs = _block_priors(BLOCK_PRIORS if block_priors is None else block_priors)
         self.block_size = 200
         self._restart_blocks()
 
@@ -256,3 +264,21 @@ class IBLBlock(IBL):
         if forced is not None:
             return forced
         return b.set_param("ground_truth", (b.rng.random(b.n) < p_right).astype(np.int64))
+
+
+def _block_priors(value: Any) -> np.ndarray:
+    """``(K, 2)`` block types: pairs ``(p(left), p(right))``, each in (0, 1), summing to 1."""
+    rows = list(value) if isinstance(value, (list, tuple, np.ndarray)) else []
+    if not rows:
+        raise ValueError(
+            f"block_priors must be a non-empty list of (p(left), p(right)) pairs, got {value!r}"
+        )
+    out = np.array(
+        [validate.probabilities(row, f"block_priors[{i}]", size=2) for i, row in enumerate(rows)]
+    )
+    if np.any((out <= 0) | (out >= 1)):
+        raise ValueError(
+            f"block_priors must have every probability strictly between 0 and 1 (the block "
+            f"posterior needs each side possible), got {value!r}"
+        )
+    return out
