@@ -188,7 +188,8 @@ def test_neurogym_train_across_trials_writes_a_model_of_that_mode(tmp_path):
 
     args = ["train", CE, "--steps", "2", "--batch-size", "2", "--hidden", "8", "--no-figures"]
     mode = ["--across-trials", "--chunk-steps", "20", "--eval-trials", "20"]
-    assert cli([*args, *mode, "--out", str(tmp_path)]) == 0
+    assert cli([*args, *mode, "--response-weight", "5", "--out", str(tmp_path)]) == 0
     config = TrainedModel.load(tmp_path).config
     assert config.across_trials
     assert config.chunk_steps == 20
+    assert config.response_weight == 5.0

@@ -117,6 +117,14 @@ def configure_train(parser: argparse.ArgumentParser) -> Run:
     )
     parser.add_argument("--batch-size", type=positive_int, default=32, help="trials per step (32)")
     parser.add_argument(
+        "--response-weight",
+        type=positive_float,
+        default=1.0,
+        metavar="W",
+        help="the loss's weight on response steps against the fixation before them (1; "
+        "TrainConfig.response_weight)",
+    )
+    parser.add_argument(
         "--eval-trials", type=positive_int, default=500, help="closed-loop trials (500)"
     )
     parser.add_argument(

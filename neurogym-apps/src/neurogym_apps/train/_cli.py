@@ -23,6 +23,7 @@ def _config(args: argparse.Namespace) -> TrainConfig:
         lr=args.lr,
         lr_schedule=args.lr_schedule,
         batch_size=args.batch_size,
+        response_weight=args.response_weight,
         steps=args.steps,
         seconds=None if args.minutes is None else 60.0 * args.minutes,
         seed=args.seed,
