@@ -609,6 +609,23 @@ def test_ideal_ceilings_and_rescoring_the_stored_rows():
     assert learnability.rescore([untrained]) == [untrained]
 
 
+def test_a_fresh_row_reads_in_the_table_as_it_will_once_stored():
+    from neurogym_apps.train import _learn_table
+    from neurogym_apps.train.learnability import RECIPES
+
+    fresh = {
+        "task": "HierarchicalReasoning",
+        "plugin": "perceptual",
+        "date": "2026-11-30",
+        "status": "learned",
+        "env_kwargs": {"timing": (1, 2)},
+        "recipe": RECIPES["HierarchicalReasoning"],
+    }
+    stored = json.loads(json.dumps(fresh))  # tuples come back as lists
+    assert _learn_table._table_row(fresh) == _learn_table._table_row(stored)
+    assert "curriculum=[[1500, {'rule_cue': 1.0}]," in _learn_table._table_row(fresh)
+
+
 def test_rescoring_from_the_command_line_touches_only_the_named_rows(tmp_path):
     from neurogym_apps.train import learnability
 

@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from neurogym_apps._json import plain
+
 __all__ = ["markdown"]
 
 
@@ -89,9 +91,10 @@ def _header(runs: str, learned_fraction: float, check_trials: int, check_margin:
 
 
 def _table_row(row: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={v!r}" for k, v in row.get("env_kwargs", {}).items())
+    # as JSON stores them (tuples as lists): a fresh row reads as the same row stored
+    args = ", ".join(f"{k}={v!r}" for k, v in plain(row.get("env_kwargs", {})).items())
     task = f"{row['task']} ({args})" if args else row["task"]
-    changes = ", ".join(f"{k}={v!r}" for k, v in row.get("recipe", {}).items())
+    changes = ", ".join(f"{k}={v!r}" for k, v in plain(row.get("recipe", {})).items())
     task = f"{task} [{changes}]" if changes else task
     budget = row.get("rl") or _budget(row)
     return (
