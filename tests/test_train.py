@@ -568,6 +568,7 @@ def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     points = json.loads((tmp_path / "yang19.json").read_text())["points"]
     assert len(points) >= 2
     assert set(points[-1]) >= {"step", "trials", "minutes", "dm1", "dnmc"}
+    assert set(points[-1]["dm1"]) == {"accuracy", "fixation_breaks"}  # curves: unpaired
     assert (tmp_path / "figures" / "yang19_learning.png").stat().st_size > 10_000
     saved = TrainedModel.load(tmp_path / "run")  # the network, for neurogym analyze
     assert (saved.config.hidden_size, saved.config.lr_schedule) == (16, "cosine")

@@ -354,14 +354,15 @@ def observer_on_run(
     """
     out = np.zeros(len(run.trials))
     env = make_env()  # reset with each stream's seed in turn
+    task: Any = env.unwrapped
+    score = observer or task.ideal_observer
     for stream, seed in enumerate(run.seeds):
         rows = np.flatnonzero(run.streams == stream)
         if rows.size == 0:
             continue
         batch = neurogym.batch(env, int(rows.size), seed=int(seed))
         _check_same_trials(batch.trial, [run.trials[row] for row in rows], stream)
-        task: Any = env.unwrapped
-        correct = (observer or task.ideal_observer)(batch)
+        correct = score(batch)
         if correct is None:
             return None
         out[rows] = correct

@@ -31,7 +31,6 @@ import torch
 
 import neurogym
 from neurogym.commands import positive_int
-from neurogym.wrappers import MultiEnvs, iter_chain
 from neurogym_apps import _json
 from neurogym_apps._cli import add_threads_argument
 from neurogym_apps.train._closed_loop import observer_on_run
@@ -95,41 +94,38 @@ def task_names() -> tuple[str, ...]:
     return names
 
 
-def evaluate_per_task(model: TrainedModel, trials: int, seed: int = 1) -> dict[str, Any]:
+def evaluate_per_task(
+    model: TrainedModel, trials: int, seed: int = 1, *, paired: bool = True
+) -> dict[str, Any]:
     """Per task of the set: strict accuracy, fixation breaks and the ceiling on those trials.
 
     Each task is evaluated in the task set with all probability on it, so the network sees
-    the same 53-dim input (rule dims included) as in training. ``paired_ceiling`` is the
-    task's ideal observer scored on the very trials the network was scored on
-    (:func:`~neurogym_apps.train._closed_loop.observer_on_run`; 1.0 for a task without one:
-    its inputs decide every answer).
+    the same 53-dim input (rule dims included) as in training. With ``paired`` (the final
+    scores), ``paired_ceiling`` is the task's ideal observer scored on the very trials the
+    network was scored on (:func:`~neurogym_apps.train._closed_loop.observer_on_run`; 1.0
+    for a task without one: its inputs decide every answer); the learning curves, read
+    against the 20,000-trial target, go without it.
     """
-    task_set = _task_set(neurogym.make(TASK_SET))
+    task_set: Any = neurogym.make(TASK_SET)  # a neurogym.wrappers.TaskSet
     return {
-        name: _evaluate_task(model, task_set, i, trials, seed)
-        for i, name in enumerate(task_names())
+        name: _evaluate_task(model, task_set, i, trials, seed, paired=paired)
+        for i, name in enumerate(task_set.names)
     }
 
 
 def _evaluate_task(
-    model: TrainedModel, task_set: Any, i: int, trials: int, seed: int
+    model: TrainedModel, task_set: Any, i: int, trials: int, seed: int, *, paired: bool = True
 ) -> dict[str, float]:
     """:func:`evaluate_per_task`'s scores of the set's task ``i``."""
     kwargs = {"p": [float(j == i) for j in range(len(task_set.envs))]}
     result = evaluate(model, trials, seed=seed, chance=False, env_kwargs=kwargs)
+    scores = {"accuracy": result.accuracy, "fixation_breaks": result.fixation_breaks}
+    if not paired:
+        return scores
     assert result.run is not None
     make_env, _, _ = closed_loop_agent(model, None, kwargs)
     correct = observer_on_run(result.run, make_env, task_set.envs[i].unwrapped.ideal_observer)
-    return {
-        "accuracy": result.accuracy,
-        "fixation_breaks": result.fixation_breaks,
-        "paired_ceiling": 1.0 if correct is None else float(correct.mean()),
-    }
-
-
-def _task_set(env: Any) -> Any:
-    """The :class:`~neurogym.wrappers.MultiEnvs` link of ``env``'s wrapper chain."""
-    return next(link for link in iter_chain(env) if isinstance(link, MultiEnvs))
+    return {**scores, "paired_ceiling": 1.0 if correct is None else float(correct.mean())}
 
 
 def final_targets(final: dict[str, Any], ceiling: dict[str, float]) -> dict[str, float]:
@@ -157,7 +153,7 @@ class _Curves:
 
     def add(self, model: TrainedModel, step: int, seconds: float) -> None:
         model.network.eval()
-        scores = evaluate_per_task(model, self.trials)
+        scores = evaluate_per_task(model, self.trials, paired=False)
         self.points.append(
             {"step": step, "trials": step * self.batch_size, "minutes": seconds / 60, **scores}
         )
@@ -335,8 +331,8 @@ def _rescore(record: dict[str, Any], ceiling_trials: int, saved: Path) -> None:
         return
     meta, model = record["meta"], TrainedModel.load(saved)
     trials, seed = meta["final_trials"], meta.get("final_seed", 2)
-    task_set = _task_set(neurogym.make(TASK_SET))
-    for i, name in enumerate(task_names()):
+    task_set: Any = neurogym.make(TASK_SET)  # a neurogym.wrappers.TaskSet
+    for i, name in enumerate(task_set.names):
         scores = _evaluate_task(model, task_set, i, trials, seed)
         if scores["accuracy"] != record["final"][name]["accuracy"]:
             raise ValueError(
