@@ -532,6 +532,16 @@ def test_yang19_task_weights_set_the_task_set_s_draws_and_refuse_bad_ones(capsys
         assert message in capsys.readouterr().err
 
 
+def test_yang19_rewrite_and_rescore_without_a_record_say_what_is_missing(tmp_path, capsys):
+    from neurogym_apps.train import yang19
+
+    for option in ("--rewrite", "--rescore"):
+        with pytest.raises(SystemExit):
+            yang19.main([option, "--docs", str(tmp_path)])
+        err = capsys.readouterr().err
+        assert f"{option} reads a page's record, and {tmp_path / 'yang19.json'} does not" in err
+
+
 def test_the_yang19_reproduction_writes_its_table_curves_and_figure(tmp_path):
     from neurogym_apps.train import yang19
 

@@ -451,7 +451,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     weights = _task_weights(parser, args.task_weight)
     if args.rewrite or args.rescore:
-        record = json.loads((args.docs / "yang19.json").read_text(encoding="utf-8"))
+        stored = args.docs / "yang19.json"
+        if not stored.is_file():
+            option = "--rescore" if args.rescore else "--rewrite"
+            parser.error(
+                f"{option} reads a page's record, and {stored} does not exist: run "
+                "without it to train (or give --docs the folder holding yang19.json)"
+            )
+        record = json.loads(stored.read_text(encoding="utf-8"))
         if args.rescore:
             with torch_threads(args.threads):
                 _rescore(record, args.ceiling_trials, args.save)
