@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
@@ -163,6 +164,52 @@ def test_a_saved_model_keeps_its_mode_and_is_evaluated_in_it(tmp_path):
     np.testing.assert_array_equal(again.per_trial, carried.per_trial)  # carried by default
 
 
+def _stepped(task: str, network: RecurrentNetwork, random_actions: float) -> tuple[Any, ...]:
+    """Two chunks of two streams: the observations seen, the targets, the trials' sides."""
+    model = TrainedModel(network, task, {}, TrainConfig(across_trials=True), False)
+    streams = Streams(model.make_env, 2, seed=5, random_actions=random_actions)
+    seen = []
+    with torch.no_grad():
+        for _ in range(2):
+            seen.append(streams.obs.copy())
+            targets = streams.chunk(network, 40).targets
+    return np.array(seen), targets.numpy(), [env.unwrapped.num_tr for env in streams.envs]
+
+
+def test_random_actions_make_the_streams_independent_of_the_network():
+    one, other = (RecurrentNetwork(4, 2, 8, "gru") for _ in range(2))
+    first, second = _stepped("IBLBlock", one, 1.0), _stepped("IBLBlock", other, 1.0)
+    for a, b in zip(first, second, strict=True):  # the feedback inputs too
+        np.testing.assert_array_equal(a, b)
+    own = _stepped("IBLBlock", one, 0.0)[0]
+    assert not np.array_equal(own, first[0])  # the network's own actions: other feedback
+
+
+def test_random_actions_replace_the_set_fraction_of_the_network_s_actions():
+    streams = Streams(lambda: neurogym.make("IBLBlock"), 1, seed=0, random_actions=0.3)
+    chosen = np.zeros(20_000, dtype=np.int64)
+    taken = streams._actions(chosen)
+    assert set(np.unique(taken)) == {0, 1}
+    assert np.mean(taken == 1) == pytest.approx(0.15, abs=0.01)  # 0.3 random, half of them 1
+    again = Streams(lambda: neurogym.make("IBLBlock"), 1, seed=0, random_actions=0.3)
+    np.testing.assert_array_equal(again._actions(chosen), taken)  # seeded
+    none = Streams(lambda: neurogym.make("IBLBlock"), 1, seed=0)
+    np.testing.assert_array_equal(none._actions(chosen), chosen)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"random_actions": 1.5, "across_trials": True}, "random_actions must be a finite"),
+        ({"random_actions": 0.5}, "random_actions=0.5 chooses the actions that step the "
+         "streams of across_trials=True: set across_trials=True, or random_actions=0"),
+    ],
+)  # fmt: skip
+def test_random_actions_are_a_fraction_of_across_trials_steps(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        TrainConfig(**kwargs)
+
+
 def test_the_mode_refuses_losses_it_cannot_compute():
     with pytest.raises(ValueError, match="loss must be 'valid', got 'mask'"):
         train(CE, steps=1, loss="mask", across_trials=True, progress=False)
@@ -188,8 +235,10 @@ def test_neurogym_train_across_trials_writes_a_model_of_that_mode(tmp_path):
 
     args = ["train", CE, "--steps", "2", "--batch-size", "2", "--hidden", "8", "--no-figures"]
     mode = ["--across-trials", "--chunk-steps", "20", "--eval-trials", "20"]
-    assert cli([*args, *mode, "--response-weight", "5", "--out", str(tmp_path)]) == 0
+    extra = ["--response-weight", "5", "--random-actions", "0.25"]
+    assert cli([*args, *mode, *extra, "--out", str(tmp_path)]) == 0
     config = TrainedModel.load(tmp_path).config
     assert config.across_trials
     assert config.chunk_steps == 20
     assert config.response_weight == 5.0
+    assert config.random_actions == 0.25

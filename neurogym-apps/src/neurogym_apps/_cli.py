@@ -140,6 +140,14 @@ def configure_train(parser: argparse.ArgumentParser) -> Run:
         help="with --across-trials, steps per stream and training step (50)",
     )
     parser.add_argument(
+        "--random-actions",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="with --across-trials, the fraction of steps the streams are stepped with a "
+        "random action instead of the network's (0; TrainConfig.random_actions)",
+    )
+    parser.add_argument(
         "--stage",
         nargs=2,
         action="append",

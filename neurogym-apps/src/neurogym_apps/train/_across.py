@@ -76,19 +76,33 @@ class Streams:
     Args:
         make_env: Makes one env of the task, feedback wrappers included.
         n: Streams (the batch size).
-        seed: Seeds the streams.
+        seed: Seeds the streams (and the random actions).
+        random_actions: The fraction of steps whose action is drawn uniformly at random,
+            not the network's (``TrainConfig.random_actions``), from a generator seeded by
+            ``seed``. 0: the network's actions only.
 
     Raises:
         ValueError: If the task's actions are not Discrete or its steps report no ground
             truth (``info["gt"]``): train such a task with reinforcement learning.
     """
 
-    def __init__(self, make_env: Callable[[], gym.Env[Any, Any]], n: int, seed: int) -> None:
+    def __init__(
+        self,
+        make_env: Callable[[], gym.Env[Any, Any]],
+        n: int,
+        seed: int,
+        *,
+        random_actions: float = 0.0,
+    ) -> None:
         self.envs = [make_env() for _ in range(n)]
         space = self.envs[0].action_space
         if not isinstance(space, gym.spaces.Discrete):
             raise ValueError(f"training across trials needs Discrete actions, got {space}")
-        seeds = np.random.SeedSequence(seed).generate_state(n)
+        self.n_actions = int(space.n)
+        self.random_actions = random_actions
+        sequence = np.random.SeedSequence(seed)
+        self._action_rng = np.random.default_rng(sequence.spawn(1)[0])
+        seeds = sequence.generate_state(n)
         self.obs = np.stack(
             [env.reset(seed=int(s))[0] for env, s in zip(self.envs, seeds, strict=True)]
         ).astype(np.float32)
@@ -98,8 +112,9 @@ class Streams:
     def chunk(self, network: RecurrentNetwork, steps: int) -> Chunk:
         """Steps every stream ``steps`` times with ``network``'s arg-max actions.
 
-        The network starts from the state the previous chunk ended with (detached) and the
-        new final state is kept for the next chunk.
+        (Or random ones, on a ``random_actions`` fraction of steps.) The network starts
+        from the state the previous chunk ended with (detached) and the new final state is
+        kept for the next chunk.
         """
         outputs = []
         targets = np.zeros((len(self.envs), steps), dtype=np.int64)
@@ -107,10 +122,18 @@ class Streams:
         for t in range(steps):
             out, state = network(torch.from_numpy(self.obs).unsqueeze(1), state)
             outputs.append(out[:, 0])
-            actions = out[:, 0].detach().argmax(-1).numpy()
+            actions = self._actions(out[:, 0].detach().argmax(-1).numpy())
             targets[:, t] = self._step_envs(actions)
         self.state = detach(state)
         return Chunk(torch.stack(outputs, 1), targets, self.fixation)
+
+    def _actions(self, chosen: np.ndarray) -> np.ndarray:
+        """The network's ``chosen`` actions, each replaced by a random one at the set rate."""
+        if not self.random_actions:
+            return chosen
+        replace = self._action_rng.random(len(chosen)) < self.random_actions
+        drawn = self._action_rng.integers(self.n_actions, size=len(chosen))
+        return np.where(replace, drawn, chosen)
 
     def _step_envs(self, actions: np.ndarray) -> np.ndarray:
         """Steps each env with its action; returns the steps' ground truths."""

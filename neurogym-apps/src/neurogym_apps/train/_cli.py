@@ -30,6 +30,7 @@ def _config(args: argparse.Namespace) -> TrainConfig:
         threads=args.threads,
         across_trials=args.across_trials,
         chunk_steps=args.chunk_steps,
+        random_actions=args.random_actions,
         curriculum=tuple(_stage(steps, kwargs) for steps, kwargs in args.stage or ()),
     )
 

@@ -101,6 +101,14 @@ class TrainConfig:
         chunk_steps: Across trials, the env steps of every stream per training step: the
             truncation of backpropagation through time (the state is carried on, detached,
             to the next chunk). Ignored otherwise.
+        random_actions: Across trials, the fraction of the streams' steps whose action is
+            drawn uniformly at random (from a generator seeded by ``seed``) instead of
+            being the network's arg-max: 0 (default) steps the envs with the network's
+            own choices; 1 makes the trials and feedback inputs independent of the
+            network. The loss still asks for the ground truth on every step. The feedback
+            inputs echo the actions, and no gradient flows through them: with its own
+            actions a network can learn from its own perseveration (docs/training.md,
+            section 5). Needs ``across_trials``.
         curriculum: Stages trained before the task itself, in order, each
             ``(steps, env_kwargs)``: ``steps`` training steps on the task made with
             ``env_kwargs`` over the run's own (``((1500, {"rule_cue": 1.0}),
@@ -127,6 +135,7 @@ class TrainConfig:
     threads: int | None = 1
     across_trials: bool = False
     chunk_steps: int = 50
+    random_actions: float = 0.0
     curriculum: tuple[tuple[int, Mapping[str, Any]], ...] = ()
 
     def __post_init__(self) -> None:
@@ -153,6 +162,12 @@ class TrainConfig:
             validate.positive_int(self.threads, "threads")
         validate.boolean(self.across_trials, "across_trials")
         validate.positive_int(self.chunk_steps, "chunk_steps")
+        validate.number(self.random_actions, "random_actions", minimum=0, maximum=1)
+        if self.random_actions and not self.across_trials:
+            raise ValueError(
+                f"random_actions={self.random_actions!r} chooses the actions that step the "
+                "streams of across_trials=True: set across_trials=True, or random_actions=0"
+            )
         if self.across_trials and self.loss != "valid":
             raise ValueError(
                 f"across_trials=True trains on every step with the env's ground truth: loss "
@@ -550,7 +565,12 @@ def train(
 def _data(task: str, kwargs: Mapping[str, Any], config: TrainConfig) -> Any:
     """What a run of ``config`` draws its training data from: a seeded env, or its streams."""
     if config.across_trials:
-        return Streams(lambda: _task_env(task, kwargs, config), config.batch_size, config.seed)
+        return Streams(
+            lambda: _task_env(task, kwargs, config),
+            config.batch_size,
+            config.seed,
+            random_actions=config.random_actions,
+        )
     env = neurogym.make(task, **kwargs)
     env.reset(seed=config.seed)
     return env

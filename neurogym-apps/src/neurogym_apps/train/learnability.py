@@ -78,10 +78,15 @@ RECIPES: dict[str, dict[str, Any]] = {
     # x 30 env steps, each a network call (32 x 50 took 0.07-0.09 s per step here, IBLBlock's
     # one-step trials 0.33 s), hence the smaller budgets. With the defaults (32 streams x 50 steps,
     # lr 0.003, response_weight 1) ChangingEnvironment scored 0.458 after 10,000 steps.
-    **{
-        name: {**ACROSS_TRIALS_CONFIG, "budget": budget}
-        for name, budget in (("ChangingEnvironment", 0.3), ("IBLBlock", 0.15))
-    },
+    "ChangingEnvironment": {**ACROSS_TRIALS_CONFIG, "budget": 0.3},
+    # IBLBlock's training streams are stepped with random actions. With the network's own, it
+    # peaked at 400 steps (0.813 on a 12,000-trial stream whose observer scores 0.833) and
+    # then got worse, the held-out loss rising, the stimulus's weight in its choices falling
+    # and a bias swinging from step to step (0.772 at 3,000 steps, the row until 2026-11-30):
+    # its feedback inputs echo its own choices, through which no gradient flows, so it
+    # learned from its own perseveration. With random actions: 0.807-0.823 from 200 to
+    # 1,600 steps on that stream. docs/training.md section 5 has the measurements.
+    "IBLBlock": {**ACROSS_TRIALS_CONFIG, "random_actions": 1.0, "budget": 0.15},
     # HierarchicalReasoning's only teacher of the rule is the feedback, which tells nothing
     # until the network has a rule to test: from scratch it stayed at the guess (0.238 after
     # 6,000 steps with the config above; 0.21-0.28 with 100-step chunks and 128 units). A
@@ -113,31 +118,7 @@ RECIPES: dict[str, dict[str, Any]] = {
 
 
 #: For each task that stays below the bar: what was tried, and why it fails.
-NOTES: dict[str, str] = {
-    "IBLBlock": (
-        "Trained across trials (RECIPES), 3,000 steps: 0.772 (2026-11-29), above the "
-        "memoryless observer (0.766) but short of the stream's (0.825; the bar 0.798). On "
-        "independent trials it reached the memoryless observer (0.768, 2026-11-26). Training "
-        "past a few hundred steps makes it worse: the same config scored 0.800 at 1,500 steps, "
-        "0.772 at 3,000, 0.756, 0.730, 0.710 and 0.742 at 4,500 to 9,000 (2026-11-29). On one "
-        "stream of 3,000 trials (seed 7; its observer 0.853, the memoryless one 0.772) the "
-        "network scores 0.815 at 200 steps, 0.829 at 400 (92 % of the gap from chance), then "
-        "0.786-0.797 to 1,200 and 0.78 at 2,400, its training accuracy falling alike (0.80 "
-        "to 0.71-0.75): the decline is in training, not an evaluation artefact. Its units "
-        "saturate as it goes (|h| > 0.95: 0 % at 400 steps, 14 % at 2,400), but an L2 "
-        "penalty on the hidden state that keeps them unsaturated does not stop the decline "
-        "(weight 1: 0.811 at 400 steps, 0.776 at 1,200). Tried besides (2026-11-30, eval "
-        "500 trials): lr 1e-3, 0.722 at 3,000; a curriculum of 1,000 steps of unbiased blocks "
-        "(`block_priors=[(0.5, 0.5)]`) first, 0.770; a cosine lr over 800 steps, 0.804 (seed "
-        "0) and 0.784 (seed 1), not robustly above the bar; 64 streams, 0.732 and 0.750; "
-        "with 60-step chunks, 128 units and lr 3e-3 (cosine) 0.708 (2026-11-29). The "
-        "observer's ceiling does not rest on knowing where blocks start: a hidden-Markov "
-        "observer with a switch hazard of 1/200 per trial scores 0.823 against its 0.827 on "
-        "20,000 trials. On the evaluation's own two streams (no unbiased block among their "
-        "500 trials) the stream's observer scores 0.834 and the memoryless one 0.744. A "
-        "2,500-step run (docs/signatures.md) follows the block up to 12.8 % contrast."
-    ),
-}
+NOTES: dict[str, str] = {}
 
 
 def recipe_fields(name: str) -> dict[str, Any]:
