@@ -124,7 +124,8 @@ RUNS: dict[str, Run] = {
     "mante": Run(
         "ContextDecisionMaking", {"steps": 6000}, {"use_expl_context": True}, 4000, _mante
     ),
-    "ibl": Run("IBLBlock", {**ACROSS_TRIALS_CONFIG, "steps": 2500}, {}, 20000, _ibl),
+    # the learnability table's recipe (its streams stepped with random actions)
+    "ibl": Run("IBLBlock", {**recipe_fields("IBLBlock"), "steps": 2500}, {}, 20000, _ibl),
     "hierarchical": Run(
         "HierarchicalReasoning",
         # the learnability table's recipe: the cued rule's curriculum, then the task
