@@ -165,7 +165,7 @@ def test_a_saved_model_keeps_its_mode_and_is_evaluated_in_it(tmp_path):
 
 
 def _stepped(task: str, network: RecurrentNetwork, random_actions: float) -> tuple[Any, ...]:
-    """Two chunks of two streams: the observations seen, the targets, the trials' sides."""
+    """Two chunks of two streams: the observations seen, the last targets, trials served."""
     model = TrainedModel(network, task, {}, TrainConfig(across_trials=True), False)
     streams = Streams(model.make_env, 2, seed=5, random_actions=random_actions)
     seen = []

@@ -90,11 +90,15 @@ def _header(runs: str, learned_fraction: float, check_trials: int, check_margin:
     ]
 
 
+def _listed(fields: dict[str, Any]) -> str:
+    """``k=v, ...`` of ``fields`` as JSON stores them (a fresh row reads as once stored)."""
+    return ", ".join(f"{k}={v!r}" for k, v in plain(fields).items())
+
+
 def _table_row(row: dict[str, Any]) -> str:
-    # as JSON stores them (tuples as lists): a fresh row reads as the same row stored
-    args = ", ".join(f"{k}={v!r}" for k, v in plain(row.get("env_kwargs", {})).items())
+    args = _listed(row.get("env_kwargs", {}))
     task = f"{row['task']} ({args})" if args else row["task"]
-    changes = ", ".join(f"{k}={v!r}" for k, v in plain(row.get("recipe", {})).items())
+    changes = _listed(row.get("recipe", {}))
     task = f"{task} [{changes}]" if changes else task
     budget = row.get("rl") or _budget(row)
     return (
